@@ -1,0 +1,15 @@
+/**
+ * `npm run bench -- <suite>`: prints one JSON object per line, each measured side by side
+ * with its peers in the same run (machines here are noisy; only same-run ratios mean much).
+ */
+const suites: Record<string, () => Promise<void>> = {
+  sandbox: async () => (await import('./sandbox.ts')).runSandboxBench(),
+};
+
+const name = process.argv[2];
+const suite = name ? suites[name] : undefined;
+if (!suite) {
+  process.stderr.write(`usage: npm run bench -- <${Object.keys(suites).join('|')}>\n`);
+  process.exit(2);
+}
+await suite();

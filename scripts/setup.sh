@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Everything the app and the tests need, installed only when missing: npm packages,
+# a Docker engine (scripts/ensure-docker.sh) and the sandbox image (rebuilt only when its
+# recipe changes). Safe to run again; quiet when all is in place.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: installing npm packages" >&2
+  npm ci --no-audit --no-fund >&2
+fi
+
+bash scripts/ensure-docker.sh
+
+image="${PYTHON_SANDBOX_IMAGE:-analyst-sandbox:latest}"
+if [ "$image" = "analyst-sandbox:latest" ]; then
+  node bin/analyst.js sandbox build >/dev/null
+else
+  node bin/analyst.js sandbox doctor >/dev/null || {
+    echo "setup: the image $image set in PYTHON_SANDBOX_IMAGE does not run cells; see 'npx analyst sandbox doctor'" >&2
+    exit 1
+  }
+fi

@@ -1,0 +1,94 @@
+import type { ContainerCreateOptions } from 'dockerode';
+import type { SandboxLimits } from '../limits.ts';
+
+/** Everything that varies between sandbox containers; the rest is fixed hardening. */
+export interface SandboxContainerOptions {
+  image: string;
+  name: string;
+  kernelSource: string;
+  limits: SandboxLimits;
+  labels: Record<string, string>;
+  /** Host directory bind-mounted at /workspace (session); absent means a tmpfs /workspace (ephemeral). */
+  workspaceDir?: string;
+}
+
+export const SANDBOX_UID_GID = '65534:65534';
+
+/** The environment a kernel needs, and nothing else (no host variables, no credentials). */
+export const SANDBOX_ENV = [
+  'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+  'HOME=/tmp',
+  'LANG=C.UTF-8',
+  'LC_ALL=C.UTF-8',
+  'MPLBACKEND=Agg',
+  'MPLCONFIGDIR=/tmp/matplotlib',
+  'PYTHONDONTWRITEBYTECODE=1',
+  'PYTHONIOENCODING=utf-8',
+];
+
+/**
+ * The create options of every sandbox container (SPEC §3.2), built in this one place.
+ * The kernel is the container's main process (under docker-init), talking over stdin and
+ * stdout; `StdinOnce` closes its stdin when the host's attach ends, so the kernel exits and
+ * `AutoRemove` removes the container even if the host process dies.
+ */
+export function sandboxContainerSpec(options: SandboxContainerOptions): ContainerCreateOptions {
+  const { limits } = options;
+  const tmpfs = `rw,nosuid,nodev,size=${limits.tmpfsBytes},mode=1777`;
+  const workspaceTmpfs = `rw,nosuid,nodev,size=${limits.tmpfsBytes},uid=65534,gid=65534,mode=0700`;
+  return {
+    name: options.name,
+    Image: options.image,
+    Entrypoint: [],
+    Cmd: ['python3', '-c', options.kernelSource],
+    User: SANDBOX_UID_GID,
+    WorkingDir: '/',
+    Env: [...SANDBOX_ENV],
+    Hostname: 'sandbox',
+    Labels: options.labels,
+    NetworkDisabled: true,
+    AttachStdin: true,
+    AttachStdout: true,
+    AttachStderr: true,
+    OpenStdin: true,
+    StdinOnce: true,
+    Tty: false,
+    HostConfig: {
+      NetworkMode: 'none',
+      ReadonlyRootfs: true,
+      Tmpfs:
+        options.workspaceDir === undefined
+          ? { '/tmp': tmpfs, '/workspace': workspaceTmpfs }
+          : { '/tmp': tmpfs },
+      Mounts:
+        options.workspaceDir === undefined
+          ? []
+          : [
+              {
+                Type: 'bind',
+                Source: options.workspaceDir,
+                Target: '/workspace',
+                ReadOnly: false,
+                BindOptions: { Propagation: 'rprivate' },
+              },
+            ],
+      NanoCpus: Math.round(limits.cpus * 1e9),
+      Memory: limits.memoryBytes,
+      MemorySwap: limits.memoryBytes,
+      PidsLimit: limits.maxProcesses,
+      CapDrop: ['ALL'],
+      CapAdd: [],
+      Privileged: false,
+      SecurityOpt: ['no-new-privileges:true'],
+      Init: true,
+      IpcMode: 'private',
+      ShmSize: limits.tmpfsBytes,
+      Ulimits: [
+        { Name: 'nofile', Soft: 1024, Hard: 1024 },
+        { Name: 'core', Soft: 0, Hard: 0 },
+      ],
+      AutoRemove: true,
+      LogConfig: { Type: 'json-file', Config: { 'max-size': '1m', 'max-file': '1' } },
+    },
+  };
+}

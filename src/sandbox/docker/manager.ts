@@ -1,0 +1,375 @@
+import { randomBytes } from 'node:crypto';
+import { realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type Docker from 'dockerode';
+import { isAnalystError } from '../../errors/index.ts';
+import { prepareInjectedInput } from '../data-injection.ts';
+import { SandboxUnavailableError } from '../errors/sandbox-unavailable-error.ts';
+import { hostResult } from '../exec-result.ts';
+import { kernelSource } from '../kernel-source.ts';
+import { DEFAULT_LIMITS, resolveTimeoutMs, type SandboxLimits, validateCode } from '../limits.ts';
+import type {
+  AllocatedWorkspace,
+  CellRequest,
+  EphemeralRequest,
+  ExecResult,
+  SandboxManager,
+  SandboxStatus,
+  SessionRef,
+} from '../sandbox.ts';
+import { prepareWorkspaceDir } from '../workspace/prepare-workspace.ts';
+import { type DockerEndpoint, resolveDockerEndpoint } from './endpoint.ts';
+import {
+  checkEngine,
+  dockerClient,
+  isConnectionError,
+  sandboxImage,
+  statusCodeOf,
+  unavailableFromError,
+} from './engine.ts';
+import {
+  type ContainerKind,
+  containerLabels,
+  currentProcessIdentity,
+  type ProcessIdentity,
+} from './labels.ts';
+import { reapContainers } from './reaper.ts';
+import { runOnContainer } from './run-on-container.ts';
+import { SandboxContainer } from './sandbox-container.ts';
+import { Session } from './session.ts';
+import { WarmPool } from './warm-pool.ts';
+
+export interface DockerSandboxOptions {
+  /** Default: PYTHON_SANDBOX_IMAGE, else `analyst-sandbox:latest`. */
+  image?: string;
+  /** Default: discovered per SPEC §3.1. */
+  endpoint?: DockerEndpoint;
+  /** An engine client; default: dockerode on the endpoint's socket. */
+  docker?: Docker;
+  limits?: Partial<SandboxLimits>;
+  /** Where allocateWorkspace() makes directories. Default: <tmpdir>/analyst-workspaces. */
+  workspacesDir?: string;
+  /** Warm containers kept ready. Default 0 of each (the server and CLI turn them on). */
+  pool?: { session?: number; ephemeral?: number };
+  /** A session container unused this long is removed. Default 30 min. */
+  idleTtlMs?: number;
+  /** Lease written on session and pool containers; they are replaced before it ends. Default 6 h. */
+  leaseMs?: number;
+  /** How often idle sessions are removed and leftovers reaped; 0 turns it off. Default 60 s. */
+  reapIntervalMs?: number;
+  /** How long a new container may take to have a warm kernel. Default 60 s. */
+  startupTimeoutMs?: number;
+  /** Clock in ms since the epoch; injected by tests. */
+  now?: () => number;
+  /** Called with background failures (pool refills, reaping). */
+  onError?: (error: unknown) => void;
+}
+
+const ENGINE_RECHECK_MS = 2_000;
+const LEASE_MARGIN_MS = 10 * 60_000;
+
+/** The Docker-backed SandboxManager. Create it with `createDockerSandbox`. */
+export class DockerSandboxManager implements SandboxManager {
+  readonly image: string;
+  readonly endpoint: DockerEndpoint;
+  readonly limits: SandboxLimits;
+  readonly workspacesDir: string;
+  private readonly docker: Docker;
+  private readonly identity: ProcessIdentity;
+  private readonly sessions = new Map<string, Session>();
+  /** Pooled session containers handed out by allocateWorkspace, by real workspace path. */
+  private readonly claimed = new Map<string, SandboxContainer>();
+  private readonly ephemeral = new Set<SandboxContainer>();
+  private readonly sessionPool: WarmPool;
+  private readonly ephemeralPool: WarmPool;
+  private readonly now: () => number;
+  private readonly onError: (error: unknown) => void;
+  private engineCheck: { at: number; result: Promise<void>; failed: boolean } | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(private readonly options: DockerSandboxOptions = {}) {
+    this.image = options.image ?? sandboxImage();
+    this.endpoint = options.endpoint ?? resolveDockerEndpoint();
+    this.docker = options.docker ?? dockerClient(this.endpoint);
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.workspacesDir = options.workspacesDir ?? join(tmpdir(), 'analyst-workspaces');
+    this.now = options.now ?? Date.now;
+    this.onError = options.onError ?? (() => {});
+    this.identity = currentProcessIdentity(`${process.pid}-${randomBytes(6).toString('hex')}`);
+    const maxAgeMs = this.leaseMs - LEASE_MARGIN_MS;
+    this.sessionPool = new WarmPool({
+      size: options.pool?.session ?? 0,
+      maxAgeMs,
+      now: this.now,
+      onError: this.onError,
+      create: async () => {
+        const dir = join(this.workspacesDir, `ws-${randomBytes(12).toString('hex')}`);
+        await prepareWorkspaceDir(dir, { create: true });
+        return this.startContainer('pool-session', 'pool', dir);
+      },
+    });
+    this.ephemeralPool = new WarmPool({
+      size: options.pool?.ephemeral ?? 0,
+      maxAgeMs,
+      now: this.now,
+      onError: this.onError,
+      create: () => this.startContainer('pool-ephemeral', 'pool'),
+    });
+  }
+
+  /** Written on every container this manager makes (label dev.analyst.instance). */
+  get instanceId(): string {
+    return this.identity.instance;
+  }
+
+  private get leaseMs(): number {
+    return this.options.leaseMs ?? 6 * 3600_000;
+  }
+
+  /** Reaps leftovers of crashed processes, fills the pools and starts the periodic sweep. */
+  async start(): Promise<void> {
+    try {
+      await this.engine();
+      await this.reap();
+      void this.sessionPool.fill();
+      void this.ephemeralPool.fill();
+    } catch (error) {
+      this.onError(error); // No engine yet: cells will say so; the sweep retries.
+    }
+    const interval = this.options.reapIntervalMs ?? 60_000;
+    if (interval > 0) {
+      this.timer = setInterval(() => void this.sweep().catch(this.onError), interval);
+      this.timer.unref();
+    }
+  }
+
+  async runCell(ref: SessionRef, request: CellRequest): Promise<ExecResult> {
+    validateCode(request.code);
+    const timeoutMs = resolveTimeoutMs(request.timeoutMs, this.limits);
+    await prepareWorkspaceDir(ref.workspaceDir);
+    let session = this.sessions.get(ref.id);
+    if (!session || session.workspaceDir !== ref.workspaceDir) {
+      if (session) void session.close();
+      session = new Session(ref.id, ref.workspaceDir);
+      this.sessions.set(ref.id, session);
+    }
+    const current = session;
+    return current.enqueue(async () => {
+      let container: SandboxContainer;
+      try {
+        container = await this.sessionContainer(current);
+      } catch (error) {
+        return this.unavailable(error);
+      }
+      const result = await runOnContainer(container, request, {
+        timeoutMs,
+        limits: this.limits,
+        stateful: ref.stateful ?? false,
+      });
+      if (!container.alive) current.container = undefined;
+      return result;
+    });
+  }
+
+  async runEphemeral(request: EphemeralRequest): Promise<ExecResult> {
+    validateCode(request.code);
+    const timeoutMs = resolveTimeoutMs(request.timeoutMs, this.limits);
+    const hasInput = request.data !== undefined || request.results !== undefined;
+    const input = hasInput
+      ? prepareInjectedInput(request.data, request.results, this.limits.maxInputBytes)
+      : undefined;
+    const sourceQueryIds = request.sourceQueryIds ?? [];
+    let container: SandboxContainer;
+    try {
+      container =
+        this.ephemeralPool.take() ??
+        (await this.startContainer('ephemeral', `call-${randomBytes(6).toString('hex')}`));
+    } catch (error) {
+      return {
+        ...this.unavailable(error),
+        source_query_ids: sourceQueryIds,
+        input_complete: input?.complete ?? true,
+      };
+    }
+    this.ephemeral.add(container);
+    try {
+      return await runOnContainer(container, request, {
+        timeoutMs,
+        limits: this.limits,
+        stateful: false,
+        data: input?.json,
+        inputComplete: input?.complete ?? true,
+        sourceQueryIds,
+      });
+    } finally {
+      this.ephemeral.delete(container);
+      void container.remove();
+    }
+  }
+
+  async allocateWorkspace(): Promise<AllocatedWorkspace> {
+    const pooled = this.sessionPool.take();
+    if (pooled?.workspaceDir) {
+      this.claimed.set(realpathSync(pooled.workspaceDir), pooled);
+      return { workspaceDir: pooled.workspaceDir, warm: true };
+    }
+    const workspaceDir = join(this.workspacesDir, `ws-${randomBytes(12).toString('hex')}`);
+    await prepareWorkspaceDir(workspaceDir, { create: true });
+    return { workspaceDir, warm: false };
+  }
+
+  async closeSession(id: string): Promise<void> {
+    const session = this.sessions.get(id);
+    this.sessions.delete(id);
+    await session?.close();
+  }
+
+  async status(): Promise<SandboxStatus> {
+    let available = true;
+    let message: string | undefined;
+    try {
+      await this.engine();
+    } catch (error) {
+      available = false;
+      message = (error as Error).message;
+    }
+    return {
+      endpoint: this.endpoint.socketPath,
+      image: this.image,
+      available,
+      ...(message ? { message } : {}),
+      sessions: [...this.sessions.values()].filter((s) => s.container?.alive).length,
+      pool: { session: this.sessionPool.readyCount, ephemeral: this.ephemeralPool.readyCount },
+    };
+  }
+
+  async reap(): Promise<string[]> {
+    const inUse = new Set<string>([...this.sessionPool.names(), ...this.ephemeralPool.names()]);
+    for (const session of this.sessions.values()) if (session.container) inUse.add(session.container.name);
+    for (const container of this.claimed.values()) inUse.add(container.name);
+    for (const container of this.ephemeral) inUse.add(container.name);
+    return reapContainers(this.docker, { self: this.identity, now: new Date(this.now()), inUse });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    await Promise.all([
+      this.sessionPool.close(),
+      this.ephemeralPool.close(),
+      ...[...this.sessions.values()].map((s) => s.close()),
+      ...[...this.claimed.values()].map((c) => c.remove()),
+      ...[...this.ephemeral].map((c) => c.remove()),
+    ]);
+    this.sessions.clear();
+    this.claimed.clear();
+  }
+
+  /** Removes idle session containers, replaces aging pooled ones, reaps others' leftovers. */
+  async sweep(): Promise<void> {
+    const now = this.now();
+    const idleTtlMs = this.options.idleTtlMs ?? 30 * 60_000;
+    for (const [id, session] of this.sessions) {
+      if (!session.busy && (!session.container || now - session.container.lastUsedAt >= idleTtlMs)) {
+        this.sessions.delete(id);
+        await session.close();
+      }
+    }
+    for (const [dir, container] of this.claimed) {
+      if (!container.alive || now - container.lastUsedAt >= idleTtlMs) {
+        this.claimed.delete(dir);
+        await container.remove();
+      }
+    }
+    this.sessionPool.retireOld();
+    this.ephemeralPool.retireOld();
+    await this.engine();
+    await this.reap();
+  }
+
+  private async sessionContainer(session: Session): Promise<SandboxContainer> {
+    const current = session.container;
+    if (current?.alive && this.now() - current.createdAt < this.leaseMs - LEASE_MARGIN_MS) return current;
+    if (current) void current.remove();
+    session.container = undefined;
+    const realDir = realpathSync(session.workspaceDir);
+    const claimed = this.claimed.get(realDir);
+    this.claimed.delete(realDir);
+    if (claimed?.alive) {
+      void claimed.rename(containerName('session', session.id));
+      session.container = claimed;
+    } else {
+      if (claimed) void claimed.remove();
+      session.container = await this.startContainer('session', session.id, session.workspaceDir);
+    }
+    return session.container;
+  }
+
+  private async startContainer(
+    kind: ContainerKind,
+    owner: string,
+    workspaceDir?: string,
+  ): Promise<SandboxContainer> {
+    if (this.closed) throw new SandboxUnavailableError('the sandbox manager is closed');
+    await this.engine();
+    const leaseMs =
+      kind === 'ephemeral' ? this.limits.defaultTimeoutMs + this.limits.hostGraceMs + 120_000 : this.leaseMs;
+    try {
+      return await SandboxContainer.start(this.docker, {
+        kind,
+        image: this.image,
+        name: containerName(kind, owner),
+        kernelSource: kernelSource().source,
+        limits: this.limits,
+        labels: containerLabels(this.identity, kind, owner, new Date(this.now() + leaseMs)),
+        workspaceDir,
+        startupTimeoutMs: this.options.startupTimeoutMs ?? 60_000,
+        now: this.now,
+      });
+    } catch (error) {
+      if (isConnectionError(error) || statusCodeOf(error) === 404) {
+        // The engine went away or the image was removed since the last check: say which.
+        this.engineCheck = undefined;
+        await this.engine();
+      }
+      throw error;
+    }
+  }
+
+  /** Engine and image check, remembered on success and retried after a failure. */
+  private engine(): Promise<void> {
+    const now = this.now();
+    if (!this.engineCheck || (this.engineCheck.failed && now - this.engineCheck.at > ENGINE_RECHECK_MS)) {
+      const result = checkEngine(this.docker, this.endpoint, this.image);
+      const check = { at: now, result, failed: false };
+      result.catch(() => {
+        check.failed = true;
+      });
+      this.engineCheck = check;
+    }
+    return this.engineCheck.result;
+  }
+
+  private unavailable(error: unknown): ExecResult {
+    if (error instanceof SandboxUnavailableError) return hostResult('unavailable', error.message);
+    if (isAnalystError(error)) throw error;
+    if (isConnectionError(error))
+      return hostResult('unavailable', unavailableFromError(error, this.endpoint).message);
+    return hostResult('unavailable', `the sandbox could not be started: ${(error as Error).message}`);
+  }
+}
+
+/** A manager that has reaped leftovers and started filling its pools. */
+export async function createDockerSandbox(options: DockerSandboxOptions = {}): Promise<DockerSandboxManager> {
+  const manager = new DockerSandboxManager(options);
+  await manager.start();
+  return manager;
+}
+
+function containerName(kind: ContainerKind, owner: string): string {
+  const prefix = { session: 's', 'pool-session': 'pool-s', ephemeral: 'e', 'pool-ephemeral': 'pool-e' }[kind];
+  const safeOwner = owner.replace(/[^a-zA-Z0-9_.-]/g, '-').slice(0, 48);
+  return `analyst-${prefix}-${safeOwner}-${randomBytes(4).toString('hex')}`;
+}

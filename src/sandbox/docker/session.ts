@@ -1,0 +1,32 @@
+import type { SandboxContainer } from './sandbox-container.ts';
+
+/** A thread's sandbox slot: cells run one at a time, in the order they were asked for. */
+export class Session {
+  container: SandboxContainer | undefined;
+  private tail: Promise<unknown> = Promise.resolve();
+  private running = 0;
+
+  constructor(
+    readonly id: string,
+    readonly workspaceDir: string,
+  ) {}
+
+  get busy(): boolean {
+    return this.running > 0;
+  }
+
+  enqueue<T>(work: () => Promise<T>): Promise<T> {
+    this.running += 1;
+    const result = this.tail.then(work).finally(() => {
+      this.running -= 1;
+    });
+    this.tail = result.catch(() => {});
+    return result;
+  }
+
+  async close(): Promise<void> {
+    const container = this.container;
+    this.container = undefined;
+    await container?.remove();
+  }
+}

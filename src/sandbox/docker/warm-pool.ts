@@ -1,0 +1,94 @@
+import type { SandboxContainer } from './sandbox-container.ts';
+
+/**
+ * Keeps `size` started containers with warm kernels, so taking one costs nothing.
+ * Refills one container at a time in the background, to leave the CPU to running cells.
+ */
+export class WarmPool {
+  private readonly ready: SandboxContainer[] = [];
+  private filling: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly options: {
+      size: number;
+      create: () => Promise<SandboxContainer>;
+      /** Containers older than this are replaced rather than handed out (their lease nears its end). */
+      maxAgeMs: number;
+      now: () => number;
+      onError: (error: unknown) => void;
+    },
+  ) {}
+
+  get size(): number {
+    return this.options.size;
+  }
+
+  get readyCount(): number {
+    return this.ready.filter((c) => c.alive).length;
+  }
+
+  /** A warm container, or undefined when none is ready (the caller starts one itself). */
+  take(): SandboxContainer | undefined {
+    let taken: SandboxContainer | undefined;
+    while (!taken && this.ready.length > 0) {
+      const candidate = this.ready.shift()!;
+      if (candidate.alive && this.options.now() - candidate.createdAt < this.options.maxAgeMs)
+        taken = candidate;
+      else void candidate.remove();
+    }
+    this.fill();
+    return taken;
+  }
+
+  /** Starts refilling in the background if below size; returns when the pool is full. */
+  fill(): Promise<void> {
+    if (this.closed || this.options.size <= 0) return Promise.resolve();
+    this.filling ??= this.fillLoop().finally(() => {
+      this.filling = undefined;
+    });
+    return this.filling;
+  }
+
+  private async fillLoop(): Promise<void> {
+    let failures = 0;
+    while (!this.closed && this.readyCount < this.options.size && failures < 3) {
+      try {
+        const container = await this.options.create();
+        if (this.closed) {
+          await container.remove();
+          return;
+        }
+        this.ready.push(container);
+        failures = 0;
+      } catch (error) {
+        failures += 1;
+        this.options.onError(error);
+      }
+    }
+  }
+
+  /** Names of the pooled containers (so the reaper leaves them alone). */
+  names(): string[] {
+    return this.ready.map((c) => c.name);
+  }
+
+  /** Replaces pooled containers that are too old. */
+  retireOld(): void {
+    const now = this.options.now();
+    for (let i = this.ready.length - 1; i >= 0; i--) {
+      const container = this.ready[i]!;
+      if (!container.alive || now - container.createdAt >= this.options.maxAgeMs) {
+        this.ready.splice(i, 1);
+        void container.remove();
+      }
+    }
+    this.fill();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.filling?.catch(() => {});
+    await Promise.all(this.ready.splice(0).map((c) => c.remove()));
+  }
+}

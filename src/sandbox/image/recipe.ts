@@ -1,0 +1,89 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * What goes into Analyst's data-science sandbox image (SPEC §3.3). Two build paths share
+ * this list: a root filesystem from Debian packages (needs only a Debian mirror) and a
+ * Dockerfile from python:3.12-slim with pip (needs Docker Hub and PyPI).
+ */
+
+export type RecipeKind = 'debian' | 'dockerfile';
+
+export const RECIPE_LABEL = 'dev.analyst.recipe-hash';
+export const RECIPE_VERSION = 1;
+
+/** Debian packages installed into the root filesystem (bookworm has no pyarrow). */
+export const DEBIAN_PACKAGES = [
+  'python3',
+  'python3-pandas',
+  'python3-numpy',
+  'python3-scipy',
+  'python3-matplotlib',
+  'python3-seaborn',
+  'python3-sklearn',
+  'python3-statsmodels',
+  'python3-openpyxl',
+  'python3-xlrd',
+  'python3-tabulate',
+  'fonts-noto-cjk',
+  // The benchmark's Jupyter peer runs in the same image.
+  'python3-ipykernel',
+  'python3-jupyter-client',
+];
+
+/** The same libraries from PyPI, for the Dockerfile path. */
+export const PIP_PACKAGES = [
+  'pandas',
+  'numpy',
+  'scipy',
+  'matplotlib',
+  'seaborn',
+  'scikit-learn',
+  'statsmodels',
+  'openpyxl',
+  'xlrd',
+  'tabulate',
+  'pyarrow',
+  'ipykernel',
+  'jupyter_client',
+];
+
+/**
+ * Matplotlib configuration: Latin text in DejaVu Sans, and any glyph it lacks (Chinese,
+ * Japanese, Korean) from Noto Sans CJK through matplotlib's font fallback. No code prelude
+ * is injected into cells, so traceback line numbers stay the user's own.
+ */
+export const MATPLOTLIBRC = `# Analyst sandbox image
+backend: Agg
+font.family: sans-serif
+font.sans-serif: DejaVu Sans, Noto Sans CJK SC, Noto Sans CJK JP, Noto Sans CJK TC, Noto Sans CJK KR
+axes.unicode_minus: False
+figure.dpi: 100
+savefig.dpi: 100
+`;
+
+/** Where the image keeps a prebuilt font cache; the kernel copies it into its writable MPLCONFIGDIR. */
+export const FONT_CACHE_DIR = '/opt/analyst/matplotlib-cache';
+
+export const IMAGE_ENV = ['LANG=C.UTF-8', 'LC_ALL=C.UTF-8', 'MATPLOTLIBRC=/etc/matplotlibrc'];
+
+export function dockerfileText(): string {
+  return `# Analyst sandbox image, pip path (needs Docker Hub and PyPI).
+FROM python:3.12-slim
+RUN apt-get update && apt-get install -y --no-install-recommends fonts-noto-cjk && rm -rf /var/lib/apt/lists/*
+RUN pip install --no-cache-dir ${PIP_PACKAGES.join(' ')}
+COPY matplotlibrc /etc/matplotlibrc
+ENV ${IMAGE_ENV.join(' ')}
+RUN mkdir -p /workspace ${FONT_CACHE_DIR} \\
+ && MPLCONFIGDIR=${FONT_CACHE_DIR} python3 -c "import matplotlib.font_manager" \\
+ && chmod -R a+rX ${FONT_CACHE_DIR}
+`;
+}
+
+/** A hash of everything that shapes the image, stored as a label so unchanged recipes are not rebuilt. */
+export function recipeHash(kind: RecipeKind, suite: string): string {
+  const parts =
+    kind === 'debian'
+      ? [RECIPE_VERSION, kind, suite, DEBIAN_PACKAGES, MATPLOTLIBRC, IMAGE_ENV, FONT_CACHE_DIR]
+      : [RECIPE_VERSION, kind, dockerfileText(), MATPLOTLIBRC];
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 24);
+}

@@ -1,0 +1,260 @@
+import json
+import os
+import resource
+import signal
+import struct
+import sys
+
+WORKER_ENV = {
+    "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    "HOME": "/tmp",
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "MPLBACKEND": "Agg",
+    "MPLCONFIGDIR": "/tmp/matplotlib",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "PYTHONIOENCODING": "utf-8",
+    "TMPDIR": "/tmp",
+}
+# An image may point matplotlib at its configuration; cells keep that.
+if os.environ.get("MATPLOTLIBRC"):
+    WORKER_ENV["MATPLOTLIBRC"] = os.environ["MATPLOTLIBRC"]
+STATELESS, STATEFUL = "stateless", "stateful"
+# Run once by the zygote and again by each fresh worker while it waits for its
+# cell: the pages a typical cell touches are then copied before the cell arrives.
+WARMUP_CODE = """
+print(1)
+try:
+    import pandas as pd
+except ImportError:
+    pd = None
+if pd is not None:
+    frame = pd.DataFrame({"a": [1, 2, 3], "b": [0.5, 1.5, 2.5], "c": ["x", "y", "x"]})
+    print(frame.sum().a, frame.groupby("c").b.mean().to_dict(), frame.describe().shape)
+    print(frame.head())
+"""
+
+
+def become_worker():
+    """First steps of a fresh worker process, before it is needed."""
+    os.setpgid(0, 0)
+    signal.set_wakeup_fd(-1)
+    for sig in (signal.SIGCHLD, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)  # as in any Python process
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # SIGINT interrupts only while a cell runs
+    try:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write("1000")  # the memory killer takes a cell, never the kernel
+    except OSError:
+        pass
+
+
+def set_streams():
+    import io
+
+    sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
+    sys.stdout = io.TextIOWrapper(
+        io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="backslashreplace", line_buffering=True
+    )
+    sys.stderr = io.TextIOWrapper(
+        io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace", write_through=True
+    )
+    sys.__stdout__, sys.__stderr__, sys.__stdin__ = sys.stdout, sys.stderr, sys.stdin
+
+
+def attach_output(out_w, keep_fds):
+    """Point fds 1 and 2 at the output pipe, fd 0 at /dev/null; close everything else."""
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(out_w, 1)
+    os.dup2(out_w, 2)
+    low = 3
+    for fd in sorted(set(keep_fds)) + [1024]:
+        os.closerange(low, fd)
+        low = fd + 1
+    set_streams()
+
+
+def rehearse():
+    """Serve one synthetic cell through the real code path, output discarded.
+
+    Run by the zygote (to fill caches) and by each fresh worker while it waits:
+    the pages a cell touches are then already copied when the real cell arrives.
+    """
+    saved = (os.dup(1), os.dup(2))
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    os.close(null)
+    set_streams()
+    main = sys.modules.get("__main__")
+    code_r, code_w = os.pipe()
+    done_r, done_w = os.pipe()
+    body = json.dumps({"id": "rehearsal", "code": WARMUP_CODE, "timeout_ms": 30000, "cwd": "/"}).encode()
+    write_all(code_w, struct.pack(">I", len(body)) + body)
+    serve_cell(code_r, done_w, None)
+    for fd in (code_r, code_w, done_r, done_w):
+        os.close(fd)
+    sys.modules["__main__"] = main
+    os.dup2(saved[0], 1)
+    os.dup2(saved[1], 2)
+    for fd in saved:
+        os.close(fd)
+    set_streams()
+
+
+def prepare_process():
+    """The environment every cell starts in; set before the cell is asked for."""
+    os.environ.clear()
+    os.environ.update(WORKER_ENV)
+    if "" not in sys.path:
+        sys.path.insert(0, "")
+    prepare_cell({})
+
+
+def prepare_cell(request):
+    try:
+        os.chdir(request.get("cwd") or "/workspace")
+    except OSError:
+        os.chdir("/tmp")
+    limit = request.get("max_file_bytes")
+    if limit:
+        if resource.getrlimit(resource.RLIMIT_FSIZE)[1] != limit:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+
+def mark_savefig():
+    """Remember which figures a cell saved itself, so only unsaved ones are auto-saved."""
+    figure = sys.modules.get("matplotlib.figure")
+    if figure is None or getattr(figure.Figure.savefig, "_analyst", False):
+        return
+    original = figure.Figure.savefig
+
+    def savefig(self, *args, **kwargs):
+        self._analyst_saved = True
+        return original(self, *args, **kwargs)
+
+    savefig._analyst = True
+    figure.Figure.savefig = savefig
+
+
+def save_open_figures():
+    plt = sys.modules.get("matplotlib.pyplot")
+    if plt is None:
+        return
+    try:
+        for number in plt.get_fignums():
+            fig = plt.figure(number)
+            if getattr(fig, "_analyst_saved", False):
+                continue
+            index = 1
+            while os.path.lexists("figure-%d.png" % index):
+                index += 1
+            fig.savefig("figure-%d.png" % index, format="png", dpi=100, bbox_inches="tight")
+        plt.close("all")
+    except Exception as error:  # a broken figure must not hide the cell's own result
+        sys.stderr.write("[analyst] could not save an open figure: %r\n" % (error,))
+
+
+def run_code(code, namespace):
+    """Execute one cell and return its exit status; errors print as a script's would."""
+    import linecache
+    import traceback
+
+    filename = "<cell>"
+    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+    mark_savefig()
+    status = 0
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        exec(compile(code, filename, "exec"), namespace)
+    except SystemExit as exit_:
+        value = exit_.code
+        if value is None:
+            status = 0
+        elif isinstance(value, int):
+            status = value & 0xFF
+        else:
+            sys.stderr.write("%s\n" % (value,))
+            status = 1
+    except BaseException as error:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        tb = error.__traceback__
+        # Drop this function's frame so the traceback starts at the user's code.
+        if tb is not None and tb.tb_frame.f_code is run_code.__code__:
+            tb = tb.tb_next
+        try:
+            sys.stdout.flush()
+        except Exception:
+            pass
+        try:
+            traceback.print_exception(type(error), error, tb)
+        except Exception:
+            pass
+        status = 1
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    mark_savefig()
+    save_open_figures()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+    return status
+
+
+def fresh_namespace(request):
+    import types
+
+    module = types.ModuleType("__main__")
+    sys.modules["__main__"] = module  # so pickle and `import __main__` see the cell's module
+    namespace = module.__dict__
+    if request.get("inject_data"):
+        try:
+            with open("/workspace/data.json", encoding="utf-8") as f:
+                payload = json.load(f)
+            namespace["data"] = payload.get("data")
+            namespace["results"] = payload.get("results")
+        except (OSError, ValueError) as error:
+            sys.stderr.write("[analyst] could not load data.json: %r\n" % (error,))
+    return namespace
+
+
+def read_request(fd):
+    head = read_exactly(fd, 4)
+    body = head and read_exactly(fd, struct.unpack(">I", head)[0])
+    if not body:
+        os._exit(0)  # the kernel is gone
+    return json.loads(body)
+
+
+def report_done(done_fd, status):
+    try:
+        os.write(done_fd, struct.pack(">i", status))
+    except OSError:
+        pass  # the cell closed it; the kernel falls back to the exit status
+
+
+def serve_cell(code_fd, done_fd, namespace):
+    """Wait for one request, run it, report its status; returns (status, namespace)."""
+    request = read_request(code_fd)
+    prepare_cell(request)
+    if namespace is None:
+        namespace = fresh_namespace(request)
+    status = run_code(request["code"], namespace)
+    report_done(done_fd, status)
+    return status, namespace
+
+
+def worker_main(mode, code_fd, out_w, done_fd):
+    become_worker()
+    attach_output(out_w, {code_fd, done_fd})
+    prepare_process()
+    if mode == STATELESS:
+        rehearse()
+    namespace = None
+    while True:
+        status, namespace = serve_cell(code_fd, done_fd, None if mode == STATELESS else namespace)
+        if mode == STATELESS:
+            os._exit(status)

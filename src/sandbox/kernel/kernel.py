@@ -1,0 +1,359 @@
+import select
+import signal
+import socket
+import struct
+import time
+
+
+SCRATCH = "/tmp"
+
+
+def scratch_names():
+    try:
+        return set(os.listdir(SCRATCH))
+    except OSError:
+        return set()
+
+
+def clear_scratch(keep):
+    """A stateless cell's /tmp files go with it (only the workspace persists), so a cell
+    that fills /tmp cannot break the cells after it."""
+    import shutil
+
+    for name in scratch_names() - keep:
+        path = os.path.join(SCRATCH, name)
+        try:
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                os.unlink(path)
+        except OSError:
+            pass
+
+
+# Output is sent at most this late, so a short cell's output rides with its end frame.
+OUTPUT_HOLD_S = 0.01
+OUTPUT_HOLD_BYTES = 16384
+
+
+class Worker:
+    """A forked cell process, as the kernel sees it."""
+
+    def __init__(self, mode, pid, code_w, out_r, done_r):
+        self.mode, self.pid = mode, pid
+        self.code_w, self.out_r, self.done_r = code_w, out_r, done_r
+        self.exit_status = None  # wait status, once the zygote reports the exit
+
+    @property
+    def alive(self):
+        return self.exit_status is None
+
+    def submit(self, request):
+        body = json.dumps(request).encode()
+        try:
+            write_all(self.code_w, struct.pack(">I", len(body)) + body)
+            return True
+        except OSError:
+            return False
+
+    def signal(self, sig):
+        try:
+            os.killpg(self.pid, sig)
+        except OSError:
+            try:
+                os.kill(self.pid, sig)
+            except OSError:
+                pass
+
+    def dispose(self):
+        if self.alive:
+            self.signal(signal.SIGKILL)
+        for fd in (self.code_w, self.out_r, self.done_r):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+class Cell:
+    """What the kernel knows about the running cell while it watches it."""
+
+    def __init__(self, request, started):
+        self.id = request.get("id")
+        self.deadline = started + max(0.001, float(request.get("timeout_ms", 30000)) / 1000.0)
+        self.cap = int(request.get("max_output_bytes", 40000))
+        self.produced = 0
+        self.held = []  # output not yet sent: short cells send it with their end frame
+        self.held_bytes = 0
+        self.held_since = None
+        self.status_word = None  # from the worker's done pipe
+        self.stop_status = None  # "timeout" | "cancelled"
+        self.kill_at = None
+
+
+class Kernel:
+    def __init__(self, zygote_pid, channel):
+        self.zygote_pid = zygote_pid
+        self.channel = channel
+        self.reader = FrameReader(PROTO_IN)
+        self.pending = []
+        self.workers = {STATELESS: None, STATEFUL: None}
+        self.data_pending = None
+        self.oom_seen = oom_kills()
+
+    # ---- workers
+    def fork_worker(self, mode):
+        code_r, code_w = os.pipe()
+        out_r, out_w = os.pipe()
+        done_r, done_w = os.pipe()
+        socket.send_fds(self.channel, [b"F" + mode.encode()], [code_r, out_w, done_w])
+        for fd in (code_r, out_w, done_w):
+            os.close(fd)
+        os.set_blocking(out_r, False)
+        os.set_blocking(done_r, False)
+        while True:
+            message = self.read_channel(block=True)
+            if message is not None and message[0] == "P":
+                return Worker(mode, message[1], code_w, out_r, done_r)
+
+    def read_channel(self, block=False):
+        """One message from the zygote: ("P", pid) or ("X", pid) (the exit is recorded)."""
+        self.channel.setblocking(block)
+        try:
+            message = self.channel.recv(64)
+        except BlockingIOError:
+            return None
+        if not message:
+            raise SystemExit("the zygote is gone")
+        if message[:1] == b"X":
+            pid, status = struct.unpack(">ii", message[1:9])
+            for worker in self.workers.values():
+                if worker is not None and worker.pid == pid:
+                    worker.exit_status = status
+            return ("X", pid)
+        return ("P", struct.unpack(">i", message[1:5])[0])
+
+    def worker(self, mode):
+        worker = self.workers[mode]
+        if worker is None or not worker.alive:
+            if worker is not None:
+                worker.dispose()
+            worker = self.workers[mode] = self.fork_worker(mode)
+        return worker
+
+    def retire(self, mode):
+        worker = self.workers[mode]
+        if worker is not None:
+            worker.dispose()
+            self.workers[mode] = None
+
+    # ---- host frames
+    def next_frame(self):
+        if self.pending:
+            return self.pending.pop(0)
+        while True:
+            frame = self.reader.pop()
+            if frame is not None or self.reader.eof:
+                return frame
+            ready, _, _ = select.select([PROTO_IN, self.channel], [], [])
+            if self.channel in ready:
+                self.read_channel()
+            if PROTO_IN in ready:
+                self.reader.fill()
+
+    def serve(self):
+        while True:
+            frame = self.next_frame()
+            if frame is None or frame[0] == "Q":
+                return
+            kind, payload = frame
+            if kind == "D":
+                self.data_pending = payload
+            elif kind == "R":
+                self.run(json.loads(payload))
+            # A "C" between cells has nothing to cancel.
+
+    # ---- one cell
+    def run(self, request):
+        started = time.monotonic()
+        mode = STATEFUL if request.get("stateful") else STATELESS
+        if self.data_pending is not None:
+            try:
+                with open(os.path.join(WORKSPACE, "data.json"), "wb") as f:
+                    f.write(self.data_pending)
+                request["inject_data"] = True
+            except OSError as error:
+                log("warning", "could not write data.json: %r" % (error,))
+            self.data_pending = None
+        scan = request.get("scan_artifacts", True)
+        before = snapshot(WORKSPACE) if scan else {}
+        scratch_before = scratch_names()
+        worker = self.worker(mode)
+        if not worker.submit(request):
+            self.retire(mode)
+            worker = self.worker(mode)
+            worker.submit(request)
+        cell = Cell(request, started)
+        self.watch(worker, cell)
+        outcome = self.outcome(worker, cell)
+        outcome["artifacts"] = diff(before, snapshot(WORKSPACE)) if scan else []
+        outcome["duration_ms"] = round((time.monotonic() - started) * 1000, 3)
+        send(*self.held_frames(cell), frame("E", outcome))
+        # Off the critical path: end whatever the cell left running, then fork the next worker.
+        if mode == STATELESS or not worker.alive:
+            self.retire(mode)
+        keep = [self.zygote_pid] + [w.pid for w in self.workers.values() if w is not None and w.alive]
+        sweep(keep)
+        reap_children()
+        if mode == STATELESS:
+            clear_scratch(scratch_before)
+        self.worker(STATELESS)
+
+    def watch(self, worker, cell):
+        while cell.status_word is None and worker.alive:
+            now = time.monotonic()
+            if cell.stop_status is None and now >= cell.deadline:
+                self.stop(worker, cell, "timeout", now)
+            if cell.kill_at is not None and now >= cell.kill_at:
+                worker.signal(signal.SIGKILL)
+                cell.kill_at = None
+            wait = cell.deadline - now if cell.stop_status is None else 0.02
+            if cell.held_since is not None:
+                wait = min(wait, cell.held_since + OUTPUT_HOLD_S - now)
+            fds = [worker.out_r, worker.done_r, self.channel]
+            if not self.reader.eof:
+                fds.append(PROTO_IN)
+            ready, _, _ = select.select(fds, [], [], max(0.0, wait))
+            if worker.out_r in ready:
+                self.forward(worker.out_r, cell)
+            if worker.done_r in ready:
+                try:
+                    raw = os.read(worker.done_r, 4)
+                    if len(raw) == 4:
+                        (cell.status_word,) = struct.unpack(">i", raw)
+                except BlockingIOError:
+                    pass
+            if self.channel in ready:
+                while self.read_channel() is not None:
+                    pass
+            if cell.status_word is None and worker.alive and PROTO_IN in ready:
+                self.control(worker, cell)
+            if cell.held_since is not None and (
+                cell.held_bytes >= OUTPUT_HOLD_BYTES or time.monotonic() - cell.held_since >= OUTPUT_HOLD_S
+            ):
+                send(*self.held_frames(cell))
+        # Everything the cell wrote before it finished is already in the pipe.
+        while self.forward(worker.out_r, cell):
+            pass
+
+    def control(self, worker, cell):
+        """Frames that arrive while a cell runs: cancel acts now, the rest waits."""
+        self.reader.fill()
+        while True:
+            frame = self.reader.pop()
+            if frame is None:
+                break
+            kind, payload = frame
+            if kind == "C":
+                try:
+                    target = json.loads(payload).get("id")
+                except ValueError:
+                    target = None
+                if target in (None, cell.id) and cell.stop_status is None:
+                    self.stop(worker, cell, "cancelled", time.monotonic())
+            else:
+                self.pending.append(frame)
+        if self.reader.eof and cell.stop_status is None:
+            self.stop(worker, cell, "cancelled", time.monotonic())
+
+    def stop(self, worker, cell, status, now):
+        """Stateless cells are killed; stateful ones get SIGINT first to keep their variables."""
+        cell.stop_status = status
+        if worker.mode == STATEFUL:
+            worker.signal(signal.SIGINT)
+            cell.kill_at = now + (0.5 if status == "cancelled" else 1.0)
+        else:
+            worker.signal(signal.SIGKILL)
+
+    def forward(self, fd, cell):
+        """Read what the cell wrote; keep up to the cap, count the rest."""
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
+            return 0
+        if chunk and cell.produced < cell.cap:
+            kept = chunk[: cell.cap - cell.produced]
+            cell.held.append(kept)
+            cell.held_bytes += len(kept)
+            if cell.held_since is None:
+                cell.held_since = time.monotonic()
+        cell.produced += len(chunk)
+        return len(chunk)
+
+    def held_frames(self, cell):
+        if not cell.held:
+            return []
+        data = b"".join(cell.held)
+        cell.held, cell.held_bytes, cell.held_since = [], 0, None
+        return [frame("O", data)]
+
+    def outcome(self, worker, cell):
+        result = {
+            "id": cell.id,
+            "output_bytes": cell.produced,
+            "output_complete": cell.produced <= cell.cap,
+            "exit_code": None,
+            "signal": None,
+            "reason": None,
+            "state_lost": worker.mode == STATEFUL and not worker.alive,
+        }
+        status = worker.exit_status
+        if cell.stop_status is not None:
+            result["status"] = result["reason"] = cell.stop_status
+        elif cell.status_word is not None:
+            result["status"] = "ok" if cell.status_word == 0 else "error"
+            result["exit_code"] = cell.status_word
+        elif os.WIFSIGNALED(status):
+            result["status"] = "killed"
+            result["signal"] = signal.Signals(os.WTERMSIG(status)).name
+            seen, self.oom_seen = self.oom_seen, oom_kills()
+            if seen is not None and self.oom_seen is not None and self.oom_seen > seen:
+                result["reason"] = "memory"
+        else:
+            code = os.WEXITSTATUS(status)
+            result["status"] = "ok" if code == 0 else "error"
+            result["exit_code"] = code
+        return result
+
+
+def main():
+    prctl(PR_SET_DUMPABLE, 0)
+    prctl(PR_SET_CHILD_SUBREAPER, 1)  # orphans of cells come back to us to be reaped
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    zygote_pid = os.fork()
+    if zygote_pid == 0:
+        ours.close()
+        os.close(PROTO_IN)
+        os.close(PROTO_OUT)
+        zygote_main(theirs)
+        os._exit(0)
+    theirs.close()
+    hello = ours.recv(65536)
+    if hello[:1] != b"Y":
+        log("error", "the zygote failed to start")
+        return
+    kernel = Kernel(zygote_pid, ours)
+    kernel.worker(STATELESS)
+    send(frame("Y", {"python": "%d.%d.%d" % sys.version_info[:3], "pid": os.getpid(), "preloaded": json.loads(hello[1:])}))
+    try:
+        kernel.serve()
+    finally:
+        for worker in kernel.workers.values():
+            if worker is not None:
+                worker.dispose()
+
+
+main()

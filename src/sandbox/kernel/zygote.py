@@ -1,0 +1,90 @@
+import gc
+import os
+import select
+import signal
+import socket
+import struct
+
+
+# Analyst's image ships a prebuilt matplotlib font cache here; copying it into the
+# writable MPLCONFIGDIR saves rebuilding it in every new sandbox.
+FONT_CACHE_DIR = "/opt/analyst/matplotlib-cache"
+
+
+def seed_font_cache():
+    target = WORKER_ENV["MPLCONFIGDIR"]
+    try:
+        names = [n for n in os.listdir(FONT_CACHE_DIR) if n.endswith(".json")]
+        os.makedirs(target, exist_ok=True)
+        for name in names:
+            if not os.path.exists(os.path.join(target, name)):
+                with open(os.path.join(FONT_CACHE_DIR, name), "rb") as src:
+                    data = src.read()
+                with open(os.path.join(target, name), "wb") as dst:
+                    dst.write(data)
+    except OSError:
+        pass
+
+
+def preload():
+    """Import the heavy libraries a cell is likely to use, where the image has them."""
+    loaded = {}
+    os.environ.update(WORKER_ENV)
+    seed_font_cache()
+    for name in ("numpy", "pandas", "matplotlib"):
+        try:
+            module = __import__(name)
+            if name == "matplotlib":
+                module.use("Agg")
+                import matplotlib.pyplot  # noqa: F401  (what cells import)
+            loaded[name] = getattr(module, "__version__", "?")
+        except Exception:
+            pass
+    return loaded
+
+
+def zygote_main(channel):
+    """Fork workers on request; report their pids and exit statuses to the kernel."""
+    prctl(PR_SET_DUMPABLE, 0)
+    loaded = preload()
+    import linecache  # noqa: F401  (every cell uses these; import once, before forking)
+    import traceback  # noqa: F401
+
+    rehearse()
+    # Freeze the warm heap: the collector then never walks it in a worker, which
+    # would copy every page of it.
+    gc.collect()
+    gc.freeze()
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_r, False)
+    os.set_blocking(wake_w, False)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    signal.set_wakeup_fd(wake_w)
+    channel.send(b"Y" + json.dumps(loaded).encode())
+    while True:
+        ready, _, _ = select.select([channel, wake_r], [], [])
+        if wake_r in ready:
+            try:
+                while os.read(wake_r, 4096):
+                    pass
+            except BlockingIOError:
+                pass
+            for pid, status in reap_children().items():
+                channel.send(b"X" + struct.pack(">ii", pid, status))
+        if channel in ready:
+            message, fds, _, _ = socket.recv_fds(channel, 64, 3)
+            if not message:
+                os._exit(0)
+            pid = os.fork()
+            if pid == 0:
+                channel.close()
+                os.close(wake_r)
+                os.close(wake_w)
+                try:
+                    worker_main(message[1:].decode(), *fds)
+                except BaseException:
+                    traceback.print_exc()
+                os._exit(70)
+            for fd in fds:
+                os.close(fd)
+            channel.send(b"P" + struct.pack(">i", pid))

@@ -1,0 +1,52 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import { resolveDockerEndpoint } from '../../src/sandbox/docker/endpoint.ts';
+import { LABELS } from '../../src/sandbox/docker/labels.ts';
+import {
+  createDockerSandbox,
+  type DockerSandboxManager,
+  type DockerSandboxOptions,
+} from '../../src/sandbox/docker/manager.ts';
+import { prepareWorkspaceDir } from '../../src/sandbox/workspace/prepare-workspace.ts';
+
+/** The image sandbox tests run on (built by the test command with `analyst sandbox build`). */
+export const TEST_IMAGE = process.env.ANALYST_TEST_IMAGE ?? 'analyst-sandbox:latest';
+
+export const docker = new Docker({ socketPath: resolveDockerEndpoint().socketPath });
+
+export function testSandbox(options: DockerSandboxOptions = {}): Promise<DockerSandboxManager> {
+  return createDockerSandbox({ image: TEST_IMAGE, reapIntervalMs: 0, ...options });
+}
+
+/** Names of the containers a manager instance made that still exist. */
+export async function containersOfInstance(instanceId: string): Promise<string[]> {
+  const list = await docker.listContainers({
+    all: true,
+    filters: { label: [`${LABELS.instance}=${instanceId}`] },
+  });
+  return list.map((c) => (c.Names?.[0] ?? c.Id).replace(/^\//, ''));
+}
+
+/** Waits until `check` holds, polling; fails with `what` after `timeoutMs`. */
+export async function eventually(
+  check: () => Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for: ${what}`);
+}
+
+/** A fresh workspace directory the sandbox user can write, removed by `cleanup`. */
+export async function tempWorkspace(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const root = await mkdtemp(join(tmpdir(), 'analyst-test-'));
+  const dir = join(root, 'ws');
+  await prepareWorkspaceDir(dir, { create: true });
+  return { dir, cleanup: () => rm(root, { recursive: true, force: true }) };
+}
