@@ -129,7 +129,7 @@ describe('containment', () => {
     const result = await attack(
       'import os\nprint(os.getuid(), os.geteuid(), os.getgid(), os.getegid(), os.getgroups())\nfor line in open("/proc/self/status"):\n    if line.startswith(("Cap", "NoNewPrivs", "Seccomp:")):\n        print(line.strip())',
     );
-    assert.match(result.output, /^65534 65534 65534 65534 \[\]/);
+    assert.match(result.output, /^65534 65534 65534 65534 \[(65534)?\]/);
     for (const cap of ['CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb']) {
       assert.match(result.output, new RegExp(`${cap}:\\s+0000000000000000`));
     }
@@ -203,20 +203,48 @@ describe('containment', () => {
         {
           code:
             'import subprocess, os\nsubprocess.Popen(["sleep", "1000"])\n' +
-            'subprocess.Popen(["python3", "-c", "import os,time\\nos.setsid()\\nif os.fork(): os._exit(0)\\ntime.sleep(1000)"])\nprint("started")',
+            'subprocess.Popen(["python3", "-c", "import os,time\\nos.setsid()\\nif os.fork(): os._exit(0)\\ntime.sleep(1000)  # bg-marker"])\nprint("started")',
         },
       );
       assert.equal(started.status, 'ok');
       const check = await sandbox.runCell(
         { id, workspaceDir: workspace.dir },
         {
-          code: 'import os\nleft = []\nfor pid in os.listdir("/proc"):\n    if pid.isdigit():\n        try:\n            cmd = open(f"/proc/{pid}/cmdline","rb").read()\n        except OSError:\n            continue\n        if b"sleep" in cmd:\n            left.append(cmd)\nprint("left", left)',
+          code: 'import os\nleft = []\nfor pid in os.listdir("/proc"):\n    if pid.isdigit():\n        try:\n            cmd = open(f"/proc/{pid}/cmdline","rb").read()\n        except OSError:\n            continue\n        if cmd.split(b"\\0")[0] == b"sleep" or b"bg-marker" in cmd:\n            left.append(cmd)\nprint("left", left)',
         },
       );
       assert.equal(check.output.trim(), 'left []');
     } finally {
       await sandbox.closeSession(id);
     }
+  });
+
+  test('zombies left by a cell are reaped', async () => {
+    const id = `zombie-${randomBytes(4).toString('hex')}`;
+    try {
+      await sandbox.runCell(
+        { id, workspaceDir: workspace.dir },
+        {
+          code: 'import subprocess\nfor _ in range(5):\n    subprocess.Popen(["true"])\nprint("left unwaited")',
+        },
+      );
+      const check = await sandbox.runCell(
+        { id, workspaceDir: workspace.dir },
+        {
+          code: 'import os\nzombies = 0\nfor pid in os.listdir("/proc"):\n    if pid.isdigit():\n        try:\n            state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]\n        except OSError:\n            continue\n        zombies += state == "Z"\nprint("zombies", zombies)',
+        },
+      );
+      assert.equal(check.output, 'zombies 0\n');
+    } finally {
+      await sandbox.closeSession(id);
+    }
+  });
+
+  test('a cell cannot signal the kernel (PID 1)', async () => {
+    const result = await attack(
+      'import os, signal\nfor sig in (signal.SIGKILL, signal.SIGSTOP, signal.SIGTERM):\n    os.kill(1, sig)\nprint("sent")',
+    );
+    assert.equal(result.output, 'sent\n');
   });
 
   test('100 MB of output is capped at 40,000 bytes and marked incomplete', async () => {

@@ -101,9 +101,9 @@ describe('sandbox lifecycle', () => {
     const script = `
       import Docker from 'dockerode';
       import { containerLabels, currentProcessIdentity } from './src/sandbox/docker/labels.ts';
-      const docker = new Docker({ socketPath: process.argv[2] });
+      const docker = new Docker({ socketPath: process.argv[1] });
       const labels = containerLabels(currentProcessIdentity('doomed'), 'session', 'thread-z', new Date(Date.now() + 3600_000));
-      const c = await docker.createContainer({ name: process.argv[3], Image: process.argv[4], Cmd: ['sleep', '600'], Labels: labels, HostConfig: { NetworkMode: 'none' } });
+      const c = await docker.createContainer({ name: process.argv[2], Image: process.argv[3], Cmd: ['sleep', '600'], Labels: labels, HostConfig: { NetworkMode: 'none' } });
       await c.start();
       console.log('ready');
       setInterval(() => {}, 1000);
@@ -155,10 +155,10 @@ describe('sandbox lifecycle', () => {
     const workspace = await tempWorkspace();
     const script = `
       import { createDockerSandbox } from './src/sandbox/docker/manager.ts';
-      const sandbox = await createDockerSandbox({ image: process.argv[2], reapIntervalMs: 0, pool: { session: 1, ephemeral: 1 } });
-      await sandbox.runCell({ id: 't', workspaceDir: process.argv[3] }, { code: 'print(1)' });
+      const sandbox = await createDockerSandbox({ image: process.argv[1], reapIntervalMs: 0, pool: { session: 1, ephemeral: 1 } });
+      await sandbox.runCell({ id: 't', workspaceDir: process.argv[2] }, { code: 'print(1)' });
       console.log('instance', sandbox.instanceId);
-      sandbox.runCell({ id: 't', workspaceDir: process.argv[3] }, { code: 'import time; time.sleep(60)' });
+      sandbox.runCell({ id: 't', workspaceDir: process.argv[2] }, { code: 'import time; time.sleep(60)' });
       setInterval(() => {}, 1000);
     `;
     const child = spawn(
@@ -289,20 +289,40 @@ describe('sandbox lifecycle', () => {
     }
   });
 
-  test('a kernel that stops answering is killed after the host grace and replaced', async () => {
+  test('a sandbox that stops answering is removed after the host grace and replaced', async () => {
     const sandbox = await testSandbox({ limits: { hostGraceMs: 1000 } });
     const workspace = await tempWorkspace();
     try {
       const ref = { id: 'frozen-thread', workspaceDir: workspace.dir };
-      // The cell freezes every other process in its sandbox: the kernel cannot report.
-      const frozen = await sandbox.runCell(ref, {
-        code: 'import os, signal\nfor pid in os.listdir("/proc"):\n    if pid.isdigit() and int(pid) not in (1, os.getpid()):\n        try: os.kill(int(pid), signal.SIGSTOP)\n        except OSError: pass\nimport time\ntime.sleep(60)',
-        timeoutMs: 1000,
-      });
+      await sandbox.runCell(ref, { code: 'print(1)' });
+      const [name] = await containersOfInstance(sandbox.instanceId);
+      // The engine freezes the whole container: not even the kernel can report.
+      const running = sandbox.runCell(ref, { code: 'import time\ntime.sleep(60)', timeoutMs: 1000 });
+      await new Promise((r) => setTimeout(r, 200));
+      await docker.getContainer(name!).pause();
+      const frozen = await running;
       assert.equal(frozen.status, 'timeout');
       assert.match(frozen.message!, /did not answer/);
       const next = await sandbox.runCell(ref, { code: 'print("fresh")' });
       assert.equal(next.output, 'fresh\n');
+    } finally {
+      await sandbox.close();
+      await workspace.cleanup();
+    }
+    assert.deepEqual(await containersOfInstance(sandbox.instanceId), []);
+  });
+
+  test('a cell that stops the other sandbox processes cannot wedge it', async () => {
+    const sandbox = await testSandbox();
+    const workspace = await tempWorkspace();
+    try {
+      const ref = { id: 'stopper-thread', workspaceDir: workspace.dir };
+      const stopper = await sandbox.runCell(ref, {
+        code: 'import os, signal\nfor pid in os.listdir("/proc"):\n    if pid.isdigit() and int(pid) != os.getpid():\n        try: os.kill(int(pid), signal.SIGSTOP)\n        except OSError: pass\nprint("stopped")',
+      });
+      assert.equal(stopper.output, 'stopped\n');
+      const next = await sandbox.runCell(ref, { code: 'print("still here")' });
+      assert.equal(next.output, 'still here\n');
     } finally {
       await sandbox.close();
       await workspace.cleanup();

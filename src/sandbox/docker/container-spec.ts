@@ -28,8 +28,12 @@ export const SANDBOX_ENV = [
 
 /**
  * The create options of every sandbox container (SPEC §3.2), built in this one place.
- * The kernel is the container's main process (under docker-init), talking over stdin and
- * stdout; `StdinOnce` closes its stdin when the host's attach ends, so the kernel exits and
+ *
+ * The kernel is the container's init process (PID 1) and reaps every orphan. Not
+ * docker-init: it runs as the sandbox user and holds the container's stdio, so a cell could
+ * open /proc/1/fd/1 and write into the host channel. As PID 1 the kernel is also immune to
+ * signals from cells, and it is non-dumpable, so its /proc entries are closed to them.
+ * `StdinOnce` closes the kernel's stdin when the host's attach ends, so it exits and
  * `AutoRemove` removes the container even if the host process dies.
  */
 export function sandboxContainerSpec(options: SandboxContainerOptions): ContainerCreateOptions {
@@ -80,7 +84,7 @@ export function sandboxContainerSpec(options: SandboxContainerOptions): Containe
       CapAdd: [],
       Privileged: false,
       SecurityOpt: ['no-new-privileges:true'],
-      Init: true,
+      Init: false,
       IpcMode: 'private',
       ShmSize: limits.tmpfsBytes,
       Ulimits: [

@@ -81,6 +81,8 @@ export class DockerSandboxManager implements SandboxManager {
   /** Pooled session containers handed out by allocateWorkspace, by real workspace path. */
   private readonly claimed = new Map<string, SandboxContainer>();
   private readonly ephemeral = new Set<SandboxContainer>();
+  /** Removals under way, so close() returns only when every container is gone. */
+  private readonly removals = new Set<Promise<void>>();
   private readonly sessionPool: WarmPool;
   private readonly ephemeralPool: WarmPool;
   private readonly now: () => number;
@@ -104,6 +106,7 @@ export class DockerSandboxManager implements SandboxManager {
       maxAgeMs,
       now: this.now,
       onError: this.onError,
+      retire: (container) => this.retire(container),
       create: async () => {
         const dir = join(this.workspacesDir, `ws-${randomBytes(12).toString('hex')}`);
         await prepareWorkspaceDir(dir, { create: true });
@@ -115,6 +118,7 @@ export class DockerSandboxManager implements SandboxManager {
       maxAgeMs,
       now: this.now,
       onError: this.onError,
+      retire: (container) => this.retire(container),
       create: () => this.startContainer('pool-ephemeral', 'pool'),
     });
   }
@@ -151,7 +155,7 @@ export class DockerSandboxManager implements SandboxManager {
     await prepareWorkspaceDir(ref.workspaceDir);
     let session = this.sessions.get(ref.id);
     if (!session || session.workspaceDir !== ref.workspaceDir) {
-      if (session) void session.close();
+      if (session?.container) this.retire(session.container);
       session = new Session(ref.id, ref.workspaceDir);
       this.sessions.set(ref.id, session);
     }
@@ -168,7 +172,10 @@ export class DockerSandboxManager implements SandboxManager {
         limits: this.limits,
         stateful: ref.stateful ?? false,
       });
-      if (!container.alive) current.container = undefined;
+      if (!container.alive) {
+        current.container = undefined;
+        this.retire(container);
+      }
       return result;
     });
   }
@@ -205,7 +212,7 @@ export class DockerSandboxManager implements SandboxManager {
       });
     } finally {
       this.ephemeral.delete(container);
-      void container.remove();
+      this.retire(container);
     }
   }
 
@@ -263,8 +270,15 @@ export class DockerSandboxManager implements SandboxManager {
       ...[...this.claimed.values()].map((c) => c.remove()),
       ...[...this.ephemeral].map((c) => c.remove()),
     ]);
+    await Promise.all([...this.removals]);
     this.sessions.clear();
     this.claimed.clear();
+  }
+
+  /** Removes a container in the background; close() waits for it. */
+  private retire(container: SandboxContainer): void {
+    const removal = container.remove().finally(() => this.removals.delete(removal));
+    this.removals.add(removal);
   }
 
   /** Removes idle session containers, replaces aging pooled ones, reaps others' leftovers. */
@@ -292,7 +306,7 @@ export class DockerSandboxManager implements SandboxManager {
   private async sessionContainer(session: Session): Promise<SandboxContainer> {
     const current = session.container;
     if (current?.alive && this.now() - current.createdAt < this.leaseMs - LEASE_MARGIN_MS) return current;
-    if (current) void current.remove();
+    if (current) this.retire(current);
     session.container = undefined;
     const realDir = realpathSync(session.workspaceDir);
     const claimed = this.claimed.get(realDir);
@@ -301,7 +315,7 @@ export class DockerSandboxManager implements SandboxManager {
       void claimed.rename(containerName('session', session.id));
       session.container = claimed;
     } else {
-      if (claimed) void claimed.remove();
+      if (claimed) this.retire(claimed);
       session.container = await this.startContainer('session', session.id, session.workspaceDir);
     }
     return session.container;

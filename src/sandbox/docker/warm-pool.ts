@@ -17,6 +17,8 @@ export class WarmPool {
       maxAgeMs: number;
       now: () => number;
       onError: (error: unknown) => void;
+      /** Removes a container in the background (the owner waits for it on close). */
+      retire: (container: SandboxContainer) => void;
     },
   ) {}
 
@@ -35,7 +37,7 @@ export class WarmPool {
       const candidate = this.ready.shift()!;
       if (candidate.alive && this.options.now() - candidate.createdAt < this.options.maxAgeMs)
         taken = candidate;
-      else void candidate.remove();
+      else this.options.retire(candidate);
     }
     this.fill();
     return taken;
@@ -80,7 +82,7 @@ export class WarmPool {
       const container = this.ready[i]!;
       if (!container.alive || now - container.createdAt >= this.options.maxAgeMs) {
         this.ready.splice(i, 1);
-        void container.remove();
+        this.options.retire(container);
       }
     }
     this.fill();

@@ -36,9 +36,10 @@ export async function buildDebianImage(docker: Docker, options: DebianBuildOptio
   const root = await mkdtemp(join(options.workDir, 'rootfs-'));
   try {
     options.log(`debootstrap ${options.suite} into ${root} (a few minutes the first time)`);
+    // debootstrap lays down a minimal system; apt then installs the packages, because
+    // debootstrap's own resolver does not follow virtual packages (e.g. boost's icu72).
     await run('debootstrap', [
       '--variant=minbase',
-      `--include=${DEBIAN_PACKAGES.join(',')}`,
       `--cache-dir=${options.cacheDir}`,
       options.suite,
       root,
@@ -48,6 +49,7 @@ export async function buildDebianImage(docker: Docker, options: DebianBuildOptio
       error.message += log ? `\ndebootstrap.log (end):\n${log.slice(-3000)}` : '';
       throw error;
     });
+    await installPackages(root, options);
     options.log('configuring matplotlib and building its font cache');
     await writeFile(join(root, 'etc/matplotlibrc'), MATPLOTLIBRC);
     await mkdir(join(root, 'workspace'), { recursive: true });
@@ -78,6 +80,27 @@ export async function buildDebianImage(docker: Docker, options: DebianBuildOptio
   } finally {
     await rm(root, { recursive: true, force: true });
   }
+}
+
+/** apt-get inside the new root, reusing (and refilling) the package cache between builds. */
+async function installPackages(root: string, options: DebianBuildOptions): Promise<void> {
+  const archives = join(root, 'var/cache/apt/archives');
+  options.log(`installing ${DEBIAN_PACKAGES.length} packages with apt`);
+  await run('sh', ['-c', 'cp -n "$0"/*.deb "$1"/ 2>/dev/null || true', options.cacheDir, archives]);
+  await run('mount', ['-t', 'proc', 'proc', join(root, 'proc')]);
+  try {
+    const apt = (args: string[]) =>
+      run('chroot', [root, '/usr/bin/env', '-i', ...envPairs(BUILD_ENV), 'apt-get', ...args]);
+    await apt(['update', '-qq']);
+    await apt(['install', '-y', '-qq', '--no-install-recommends', ...DEBIAN_PACKAGES]);
+  } finally {
+    await run('umount', ['-l', join(root, 'proc')]).catch(() => {});
+  }
+  await run('sh', ['-c', 'cp -n "$0"/*.deb "$1"/ 2>/dev/null || true', archives, options.cacheDir]);
+}
+
+function envPairs(env: Record<string, string>): string[] {
+  return Object.entries(env).map(([key, value]) => `${key}=${value}`);
 }
 
 async function ensureDebootstrap(log: (line: string) => void): Promise<void> {

@@ -49,13 +49,15 @@ export const PIP_PACKAGES = [
 
 /**
  * Matplotlib configuration: Latin text in DejaVu Sans, and any glyph it lacks (Chinese,
- * Japanese, Korean) from Noto Sans CJK through matplotlib's font fallback. No code prelude
- * is injected into cells, so traceback line numbers stay the user's own.
+ * Japanese, Korean) from Noto Sans CJK through matplotlib's font fallback, which needs the
+ * families listed in font.family itself (matplotlib reads only the first face of the .ttc,
+ * "Noto Sans CJK JP", whose glyphs cover Chinese too). No code prelude is injected into
+ * cells, so traceback line numbers stay the user's own.
  */
 export const MATPLOTLIBRC = `# Analyst sandbox image
 backend: Agg
-font.family: sans-serif
-font.sans-serif: DejaVu Sans, Noto Sans CJK SC, Noto Sans CJK JP, Noto Sans CJK TC, Noto Sans CJK KR
+font.family: DejaVu Sans, Noto Sans CJK JP
+font.sans-serif: DejaVu Sans, Noto Sans CJK JP, Bitstream Vera Sans, Arial, Helvetica, sans-serif
 axes.unicode_minus: False
 figure.dpi: 100
 savefig.dpi: 100

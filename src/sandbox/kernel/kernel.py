@@ -31,6 +31,8 @@ def clear_scratch(keep):
             pass
 
 
+ZYGOTE_TIMEOUT_S = 20.0
+
 # Output is sent at most this late, so a short cell's output rides with its end frame.
 OUTPUT_HOLD_S = 0.01
 OUTPUT_HOLD_BYTES = 16384
@@ -111,10 +113,13 @@ class Kernel:
             os.close(fd)
         os.set_blocking(out_r, False)
         os.set_blocking(done_r, False)
-        while True:
-            message = self.read_channel(block=True)
+        deadline = time.monotonic() + ZYGOTE_TIMEOUT_S
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([self.channel], [], [], max(0.0, deadline - time.monotonic()))
+            message = self.read_channel() if ready else None
             if message is not None and message[0] == "P":
                 return Worker(mode, message[1], code_w, out_r, done_r)
+        raise SystemExit("the zygote did not fork a worker in time")
 
     def read_channel(self, block=False):
         """One message from the zygote: ("P", pid) or ("X", pid) (the exit is recorded)."""
@@ -204,6 +209,11 @@ class Kernel:
             self.retire(mode)
         keep = [self.zygote_pid] + [w.pid for w in self.workers.values() if w is not None and w.alive]
         sweep(keep)
+        for pid in keep:
+            try:
+                os.kill(pid, signal.SIGCONT)  # a cell may have stopped them
+            except OSError:
+                pass
         reap_children()
         if mode == STATELESS:
             clear_scratch(scratch_before)
@@ -328,7 +338,8 @@ class Kernel:
 
 def main():
     prctl(PR_SET_DUMPABLE, 0)
-    prctl(PR_SET_CHILD_SUBREAPER, 1)  # orphans of cells come back to us to be reaped
+    # Normally PID 1 of the container: orphans come to us anyway, and cells cannot signal us.
+    prctl(PR_SET_CHILD_SUBREAPER, 1)
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
     os.dup2(null, 1)

@@ -26,6 +26,28 @@ def seed_font_cache():
         pass
 
 
+# Names model-written code asks for when it wants Chinese labels (e.g. SimHei); where the
+# image has Noto Sans CJK, they resolve to it instead of silently losing every glyph.
+CJK_ALIASES = ("SimHei", "Microsoft YaHei", "SimSun", "Heiti SC", "PingFang SC", "WenQuanYi Micro Hei",
+               "Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "Arial Unicode MS")
+
+
+def alias_cjk_fonts():
+    try:
+        import dataclasses
+        from matplotlib import font_manager
+
+        entries = font_manager.fontManager.ttflist
+        noto = [f for f in entries if f.name == "Noto Sans CJK JP"]
+        known = {f.name for f in entries}
+        for entry in noto:
+            for alias in CJK_ALIASES:
+                if alias not in known:
+                    entries.append(dataclasses.replace(entry, name=alias))
+    except Exception:
+        pass
+
+
 def preload():
     """Import the heavy libraries a cell is likely to use, where the image has them."""
     loaded = {}
@@ -37,6 +59,8 @@ def preload():
             if name == "matplotlib":
                 module.use("Agg")
                 import matplotlib.pyplot  # noqa: F401  (what cells import)
+
+                alias_cjk_fonts()
             loaded[name] = getattr(module, "__version__", "?")
         except Exception:
             pass
