@@ -166,7 +166,7 @@ import json, os, time
 os.environ.setdefault("JUPYTER_RUNTIME_DIR", "/tmp/jupyter")
 os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
 from jupyter_client.manager import start_new_kernel
-km, kc = start_new_kernel(kernel_name="python3", extra_arguments=["-Xfrozen_modules=off"])
+km, kc = start_new_kernel(kernel_name="python3")
 def run(code):
     started = time.perf_counter()
     msg_id = kc.execute(code)

@@ -24,7 +24,6 @@ const KernelEndSchema = z.object({
   output_bytes: z.number(),
   output_complete: z.boolean(),
   duration_ms: z.number(),
-  T: z.any().optional(),
   artifacts: z.array(
     z.object({
       path: z.string(),
@@ -85,13 +84,20 @@ export class KernelChannel {
   private pending: PendingCell | undefined;
   private closedError: KernelLostError | undefined;
 
-  constructor(private readonly stream: Duplex) {
+  /**
+   * @param stream the kernel's frames: Docker's multiplexed attach stream, or a plain socket
+   * @param multiplexed whether `stream` carries Docker's 8-byte stdout/stderr headers
+   */
+  constructor(
+    private readonly stream: Duplex,
+    multiplexed = true,
+  ) {
     this.ready = new Promise((resolve, reject) => {
       this.resolveReady = resolve;
       this.rejectReady = reject;
     });
     this.ready.catch(() => {});
-    stream.on('data', (chunk: Buffer) => this.onData(chunk));
+    stream.on('data', (chunk: Buffer) => (multiplexed ? this.onData(chunk) : this.onStdout(chunk)));
     stream.on('end', () => this.fail('the sandbox kernel exited'));
     stream.on('close', () => this.fail('the sandbox kernel exited'));
     stream.on('error', (error) => this.fail(`the sandbox connection failed: ${error.message}`));
@@ -144,6 +150,20 @@ export class KernelChannel {
     header.writeUInt8(kind.charCodeAt(0), 4);
     // A write to a closing socket fails; the 'close' handler reports it to the caller.
     this.stream.write(payload.length > 0 ? Buffer.concat([header, payload]) : header);
+  }
+
+  /** Keeps the kernel's stderr from a Docker attach stream when frames travel elsewhere. */
+  attachDiagnostics(stream: Duplex): void {
+    let buffer: Buffer = Buffer.alloc(0);
+    stream.on('data', (chunk: Buffer) => {
+      buffer = buffer.length ? Buffer.concat([buffer, chunk]) : chunk;
+      while (buffer.length >= 8 && buffer.length >= 8 + buffer.readUInt32BE(4)) {
+        const size = buffer.readUInt32BE(4);
+        if (buffer[0] === 2) this.onStderr(buffer.subarray(8, 8 + size).toString('utf8'));
+        buffer = buffer.subarray(8 + size);
+      }
+    });
+    stream.on('error', () => {});
   }
 
   private onData(chunk: Buffer): void {

@@ -10,7 +10,18 @@ export interface SandboxContainerOptions {
   labels: Record<string, string>;
   /** Host directory bind-mounted at /workspace (session); absent means a tmpfs /workspace (ephemeral). */
   workspaceDir?: string;
+  /**
+   * Host directory holding the socket the kernel connects to at start, mounted read-only at
+   * /run/analyst. The host accepts one connection and removes the socket before any cell
+   * runs. It spares every frame two hops through the Docker engine. Absent: stdin/stdout.
+   */
+  channelDir?: string;
+  /** CPUs the container may run on (Docker cpuset, e.g. "1"); absent: any. */
+  cpuset?: string;
 }
+
+export const CHANNEL_MOUNT = '/run/analyst';
+export const CHANNEL_SOCKET = 'kernel.sock';
 
 export const SANDBOX_UID_GID = '65534:65534';
 
@@ -47,7 +58,9 @@ export function sandboxContainerSpec(options: SandboxContainerOptions): Containe
     Cmd: ['python3', '-c', options.kernelSource],
     User: SANDBOX_UID_GID,
     WorkingDir: '/',
-    Env: [...SANDBOX_ENV],
+    Env: options.channelDir
+      ? [...SANDBOX_ENV, `ANALYST_KERNEL_SOCKET=${CHANNEL_MOUNT}/${CHANNEL_SOCKET}`]
+      : [...SANDBOX_ENV],
     Hostname: 'sandbox',
     Labels: options.labels,
     NetworkDisabled: true,
@@ -64,19 +77,12 @@ export function sandboxContainerSpec(options: SandboxContainerOptions): Containe
         options.workspaceDir === undefined
           ? { '/tmp': tmpfs, '/workspace': workspaceTmpfs }
           : { '/tmp': tmpfs },
-      Mounts:
-        options.workspaceDir === undefined
-          ? []
-          : [
-              {
-                Type: 'bind',
-                Source: options.workspaceDir,
-                Target: '/workspace',
-                ReadOnly: false,
-                BindOptions: { Propagation: 'rprivate' },
-              },
-            ],
+      Mounts: [
+        ...(options.workspaceDir === undefined ? [] : [bindMount(options.workspaceDir, '/workspace', false)]),
+        ...(options.channelDir === undefined ? [] : [bindMount(options.channelDir, CHANNEL_MOUNT, true)]),
+      ],
       NanoCpus: Math.round(limits.cpus * 1e9),
+      ...(options.cpuset === undefined ? {} : { CpusetCpus: options.cpuset }),
       Memory: limits.memoryBytes,
       MemorySwap: limits.memoryBytes,
       PidsLimit: limits.maxProcesses,
@@ -94,5 +100,15 @@ export function sandboxContainerSpec(options: SandboxContainerOptions): Containe
       AutoRemove: true,
       LogConfig: { Type: 'json-file', Config: { 'max-size': '1m', 'max-file': '1' } },
     },
+  };
+}
+
+function bindMount(source: string, target: string, readOnly: boolean) {
+  return {
+    Type: 'bind' as const,
+    Source: source,
+    Target: target,
+    ReadOnly: readOnly,
+    BindOptions: { Propagation: 'rprivate' as const },
   };
 }

@@ -22,12 +22,17 @@ export function engineFix(endpoint: DockerEndpoint): string {
 }
 
 /**
- * Checks that the engine answers and the image exists. Throws SandboxUnavailableError
- * with what was tried and how to fix it.
+ * Checks that the engine answers and the image exists, and returns the engine's CPU count.
+ * Throws SandboxUnavailableError with what was tried and how to fix it.
  */
-export async function checkEngine(docker: Docker, endpoint: DockerEndpoint, image: string): Promise<void> {
+export async function checkEngine(
+  docker: Docker,
+  endpoint: DockerEndpoint,
+  image: string,
+): Promise<{ cpuCount: number }> {
+  let cpuCount: number;
   try {
-    await docker.ping();
+    cpuCount = Number((await docker.info()).NCPU) || 1;
   } catch (error) {
     throw unavailableFromError(error, endpoint);
   }
@@ -42,6 +47,7 @@ export async function checkEngine(docker: Docker, endpoint: DockerEndpoint, imag
     }
     throw unavailableFromError(error, endpoint);
   }
+  return { cpuCount };
 }
 
 /** Maps a failed engine call to the message a person can act on. */

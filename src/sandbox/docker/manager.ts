@@ -19,6 +19,7 @@ import type {
   SessionRef,
 } from '../sandbox.ts';
 import { prepareWorkspaceDir } from '../workspace/prepare-workspace.ts';
+import { CpuAssigner } from './cpu-assigner.ts';
 import { type DockerEndpoint, resolveDockerEndpoint } from './endpoint.ts';
 import {
   checkEngine,
@@ -50,6 +51,8 @@ export interface DockerSandboxOptions {
   limits?: Partial<SandboxLimits>;
   /** Where allocateWorkspace() makes directories. Default: <tmpdir>/analyst-workspaces. */
   workspacesDir?: string;
+  /** Where session containers' kernel sockets are made (briefly). Default: <tmpdir>/analyst-run. */
+  runtimeDir?: string;
   /** Warm containers kept ready. Default 0 of each (the server and CLI turn them on). */
   pool?: { session?: number; ephemeral?: number };
   /** A session container unused this long is removed. Default 30 min. */
@@ -87,7 +90,8 @@ export class DockerSandboxManager implements SandboxManager {
   private readonly ephemeralPool: WarmPool;
   private readonly now: () => number;
   private readonly onError: (error: unknown) => void;
-  private engineCheck: { at: number; result: Promise<void>; failed: boolean } | undefined;
+  private engineCheck: { at: number; result: Promise<{ cpuCount: number }>; failed: boolean } | undefined;
+  private cpus: CpuAssigner | undefined;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -152,9 +156,9 @@ export class DockerSandboxManager implements SandboxManager {
   async runCell(ref: SessionRef, request: CellRequest): Promise<ExecResult> {
     validateCode(request.code);
     const timeoutMs = resolveTimeoutMs(request.timeoutMs, this.limits);
-    await prepareWorkspaceDir(ref.workspaceDir);
     let session = this.sessions.get(ref.id);
     if (!session || session.workspaceDir !== ref.workspaceDir) {
+      await prepareWorkspaceDir(ref.workspaceDir);
       if (session?.container) this.retire(session.container);
       session = new Session(ref.id, ref.workspaceDir);
       this.sessions.set(ref.id, session);
@@ -327,22 +331,33 @@ export class DockerSandboxManager implements SandboxManager {
     workspaceDir?: string,
   ): Promise<SandboxContainer> {
     if (this.closed) throw new SandboxUnavailableError('the sandbox manager is closed');
-    await this.engine();
+    const { cpuCount } = await this.engine();
+    this.cpus ??= new CpuAssigner(cpuCount);
+    const cpu = this.limits.cpus <= 1 ? this.cpus.acquire() : undefined;
     const leaseMs =
       kind === 'ephemeral' ? this.limits.defaultTimeoutMs + this.limits.hostGraceMs + 120_000 : this.leaseMs;
+    const name = containerName(kind, owner);
     try {
       return await SandboxContainer.start(this.docker, {
         kind,
         image: this.image,
-        name: containerName(kind, owner),
+        name,
+        // Session containers talk over a socket (faster); ephemeral ones mount nothing at all.
+        channelDir:
+          workspaceDir === undefined
+            ? undefined
+            : join(this.options.runtimeDir ?? join(tmpdir(), 'analyst-run'), name),
         kernelSource: kernelSource().source,
         limits: this.limits,
         labels: containerLabels(this.identity, kind, owner, new Date(this.now() + leaseMs)),
         workspaceDir,
+        cpuset: cpu?.cpuset,
+        onRemove: cpu?.release,
         startupTimeoutMs: this.options.startupTimeoutMs ?? 60_000,
         now: this.now,
       });
     } catch (error) {
+      cpu?.release();
       if (isConnectionError(error) || statusCodeOf(error) === 404) {
         // The engine went away or the image was removed since the last check: say which.
         this.engineCheck = undefined;
@@ -353,7 +368,7 @@ export class DockerSandboxManager implements SandboxManager {
   }
 
   /** Engine and image check, remembered on success and retried after a failure. */
-  private engine(): Promise<void> {
+  private engine(): Promise<{ cpuCount: number }> {
     const now = this.now();
     if (!this.engineCheck || (this.engineCheck.failed && now - this.engineCheck.at > ENGINE_RECHECK_MS)) {
       const result = checkEngine(this.docker, this.endpoint, this.image);

@@ -1,3 +1,6 @@
+import { chmod, chown, mkdir, rm } from 'node:fs/promises';
+import { createServer, type Socket } from 'node:net';
+import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import {
@@ -6,7 +9,7 @@ import {
   type KernelHello,
   type KernelRunRequest,
 } from '../kernel-channel.ts';
-import { type SandboxContainerOptions, sandboxContainerSpec } from './container-spec.ts';
+import { CHANNEL_SOCKET, type SandboxContainerOptions, sandboxContainerSpec } from './container-spec.ts';
 import type { ContainerKind } from './labels.ts';
 
 /** A started sandbox container with a warm kernel on the other end of its attach stream. */
@@ -22,6 +25,8 @@ export class SandboxContainer {
     readonly createdAt: number,
     readonly channel: KernelChannel,
     readonly hello: KernelHello,
+    private readonly attachStream: Duplex,
+    private readonly onRemove: (() => void) | undefined,
   ) {
     this.lastUsedAt = createdAt;
   }
@@ -32,41 +37,56 @@ export class SandboxContainer {
    */
   static async start(
     docker: Docker,
-    options: SandboxContainerOptions & { kind: ContainerKind; startupTimeoutMs: number; now: () => number },
+    options: SandboxContainerOptions & {
+      kind: ContainerKind;
+      startupTimeoutMs: number;
+      now: () => number;
+      /** Called once when the container is removed (e.g. to free its CPU). */
+      onRemove?: () => void;
+    },
   ): Promise<SandboxContainer> {
-    const handle = await docker.createContainer(sandboxContainerSpec(options));
+    const listener = options.channelDir ? await listenForKernel(options.channelDir) : undefined;
     let channel: KernelChannel | undefined;
+    let handle: Docker.Container | undefined;
     try {
+      handle = await docker.createContainer(sandboxContainerSpec(options));
       // Attach before start so not a byte of the kernel's output is missed.
-      const stream = (await handle.attach({
+      const attachStream = (await handle.attach({
         stream: true,
         stdin: true,
         stdout: true,
         stderr: true,
         hijack: true,
       })) as unknown as Duplex;
-      channel = new KernelChannel(stream);
+      if (!listener) channel = new KernelChannel(attachStream);
       await handle.start();
-      const hello = await withTimeout(
-        channel.ready,
-        options.startupTimeoutMs,
-        `the sandbox kernel did not start within ${options.startupTimeoutMs / 1000} s`,
-      );
-      return new SandboxContainer(
+      const deadline = `the sandbox kernel did not start within ${options.startupTimeoutMs / 1000} s`;
+      if (listener) {
+        const socket = await withTimeout(listener.connection, options.startupTimeoutMs, deadline);
+        channel = new KernelChannel(socket, false);
+        channel.attachDiagnostics(attachStream);
+      }
+      const hello = await withTimeout(channel!.ready, options.startupTimeoutMs, deadline);
+      const container = new SandboxContainer(
         handle,
         options.name,
         options.kind,
         options.workspaceDir,
         options.now(),
-        channel,
+        channel!,
         hello,
+        attachStream,
+        options.onRemove,
       );
+      return container;
     } catch (error) {
       const detail = channel?.stderr.trim();
       channel?.close();
-      await removeQuietly(handle);
+      if (handle) await removeQuietly(handle);
       if (detail && error instanceof Error) error.message += `\nkernel stderr:\n${detail.slice(-2000)}`;
       throw error;
+    } finally {
+      await listener?.close();
     }
   }
 
@@ -95,10 +115,49 @@ export class SandboxContainer {
   remove(): Promise<void> {
     if (!this.removing) {
       this.channel.close();
-      this.removing = removeQuietly(this.handle);
+      this.attachStream.destroy();
+      this.removing = removeQuietly(this.handle).finally(() => this.onRemove?.());
     }
     return this.removing;
   }
+}
+
+/**
+ * A one-connection unix socket for the kernel's channel. The kernel connects at start,
+ * before any cell can run; then the socket file and its directory are removed, so nothing
+ * a cell finds in /run/analyst can reach the host.
+ */
+async function listenForKernel(
+  dir: string,
+): Promise<{ connection: Promise<Socket>; close: () => Promise<void> }> {
+  await mkdir(dir, { recursive: true, mode: 0o711 });
+  const path = join(dir, CHANNEL_SOCKET);
+  const server = createServer();
+  let accepted = false;
+  const connection = new Promise<Socket>((resolve) => {
+    server.on('connection', (socket) => {
+      if (accepted) {
+        socket.destroy();
+        return;
+      }
+      accepted = true;
+      server.close();
+      resolve(socket);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(path, resolve);
+  });
+  await chmod(path, 0o666);
+  if (process.getuid?.() === 0) await chown(dir, 65534, 65534);
+  return {
+    connection,
+    close: async () => {
+      server.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 async function removeQuietly(handle: Docker.Container): Promise<void> {

@@ -7,6 +7,7 @@ import type { SandboxContainer } from './sandbox-container.ts';
 export class WarmPool {
   private readonly ready: SandboxContainer[] = [];
   private filling: Promise<void> | undefined;
+  private refillTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(
@@ -19,6 +20,12 @@ export class WarmPool {
       onError: (error: unknown) => void;
       /** Removes a container in the background (the owner waits for it on close). */
       retire: (container: SandboxContainer) => void;
+      /**
+       * Wait after a container is taken before starting its replacement, so the start (a
+       * CPU-heavy import of pandas) does not compete with the cells of whoever took it.
+       * Default 1000 ms.
+       */
+      refillDelayMs?: number;
     },
   ) {}
 
@@ -39,7 +46,13 @@ export class WarmPool {
         taken = candidate;
       else this.options.retire(candidate);
     }
-    this.fill();
+    if (!this.refillTimer) {
+      this.refillTimer = setTimeout(() => {
+        this.refillTimer = undefined;
+        void this.fill();
+      }, this.options.refillDelayMs ?? 1000);
+      this.refillTimer.unref();
+    }
     return taken;
   }
 
@@ -90,6 +103,7 @@ export class WarmPool {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.refillTimer);
     await this.filling?.catch(() => {});
     await Promise.all(this.ready.splice(0).map((c) => c.remove()));
   }

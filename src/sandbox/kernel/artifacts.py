@@ -1,3 +1,4 @@
+import mimetypes
 import os
 
 WORKSPACE = "/workspace"
@@ -33,8 +34,6 @@ def snapshot(root):
 
 
 def diff(before, after):
-    import mimetypes
-
     changes = []
     for name, signature in sorted(after.items()):
         old = before.get(name)

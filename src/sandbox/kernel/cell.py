@@ -1,6 +1,7 @@
 import json
 import os
 import resource
+import select
 import signal
 import struct
 import sys
@@ -22,17 +23,24 @@ if os.environ.get("MATPLOTLIBRC"):
 STATELESS, STATEFUL = "stateless", "stateful"
 # Run once by the zygote and again by each fresh worker while it waits for its
 # cell: the pages a typical cell touches are then copied before the cell arrives.
-WARMUP_CODE = """
-print(1)
+# Phases run cheapest first; a worker stops rehearsing as soon as its cell arrives.
+WARMUP_PHASES = (
+    "print(1)\n",
+    """
 try:
     import pandas as pd
 except ImportError:
     pd = None
 if pd is not None:
     frame = pd.DataFrame({"a": [1, 2, 3], "b": [0.5, 1.5, 2.5], "c": ["x", "y", "x"]})
-    print(frame.sum().a, frame.groupby("c").b.mean().to_dict(), frame.describe().shape)
+    print(frame.sum().a, frame.groupby("c").b.mean().to_dict())
     print(frame.head())
-"""
+""",
+    """
+if pd is not None:
+    print(frame.describe().shape)
+""",
+)
 
 
 def become_worker():
@@ -76,11 +84,12 @@ def attach_output(out_w, keep_fds):
     set_streams()
 
 
-def rehearse():
-    """Serve one synthetic cell through the real code path, output discarded.
+def rehearse(pending_fd=None):
+    """Serve synthetic cells through the real code path, output discarded.
 
     Run by the zygote (to fill caches) and by each fresh worker while it waits:
     the pages a cell touches are then already copied when the real cell arrives.
+    A worker stops early when its real cell is already waiting on `pending_fd`.
     """
     saved = (os.dup(1), os.dup(2))
     null = os.open(os.devnull, os.O_WRONLY)
@@ -91,9 +100,14 @@ def rehearse():
     main = sys.modules.get("__main__")
     code_r, code_w = os.pipe()
     done_r, done_w = os.pipe()
-    body = json.dumps({"id": "rehearsal", "code": WARMUP_CODE, "timeout_ms": 30000, "cwd": "/"}).encode()
-    write_all(code_w, struct.pack(">I", len(body)) + body)
-    serve_cell(code_r, done_w, None)
+    namespace = None
+    for code in WARMUP_PHASES:
+        if pending_fd is not None and select.select([pending_fd], [], [], 0)[0]:
+            break
+        body = json.dumps({"id": "rehearsal", "code": code, "timeout_ms": 30000, "cwd": "/"}).encode()
+        write_all(code_w, struct.pack(">I", len(body)) + body)
+        _, namespace = serve_cell(code_r, done_w, namespace)
+        os.read(done_r, 4)
     for fd in (code_r, code_w, done_r, done_w):
         os.close(fd)
     sys.modules["__main__"] = main
@@ -252,7 +266,7 @@ def worker_main(mode, code_fd, out_w, done_fd):
     attach_output(out_w, {code_fd, done_fd})
     prepare_process()
     if mode == STATELESS:
-        rehearse()
+        rehearse(code_fd)
     namespace = None
     while True:
         status, namespace = serve_cell(code_fd, done_fd, None if mode == STATELESS else namespace)

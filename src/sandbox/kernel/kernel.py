@@ -1,4 +1,5 @@
 import select
+import shutil
 import signal
 import socket
 import struct
@@ -18,8 +19,6 @@ def scratch_names():
 def clear_scratch(keep):
     """A stateless cell's /tmp files go with it (only the workspace persists), so a cell
     that fills /tmp cannot break the cells after it."""
-    import shutil
-
     for name in scratch_names() - keep:
         path = os.path.join(SCRATCH, name)
         try:
@@ -358,6 +357,10 @@ def main():
         return
     kernel = Kernel(zygote_pid, ours)
     kernel.worker(STATELESS)
+    # Walk the artifact code once so the first cell does not pay for it (the MIME table
+    # alone is read from disk on first use).
+    mimetypes.init()
+    diff({}, snapshot(WORKSPACE))
     send(frame("Y", {"python": "%d.%d.%d" % sys.version_info[:3], "pid": os.getpid(), "preloaded": json.loads(hello[1:])}))
     try:
         kernel.serve()
