@@ -66,3 +66,14 @@ export function validateCode(code: unknown): string {
   }
   return code;
 }
+
+export const MAX_OUTPUT_OVERRIDE_BYTES = 64 * 1024 * 1024;
+
+/** Validates a per-cell output cap override; undefined means the sandbox's cap. */
+export function resolveMaxOutputBytes(value: number | undefined, limits: SandboxLimits): number {
+  if (value === undefined) return limits.maxOutputBytes;
+  if (!Number.isInteger(value) || value < 1 || value > MAX_OUTPUT_OVERRIDE_BYTES) {
+    throw new InvalidInputError(`maxOutputBytes must be a whole number from 1 to ${MAX_OUTPUT_OVERRIDE_BYTES}`);
+  }
+  return value;
+}

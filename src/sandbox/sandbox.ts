@@ -47,6 +47,11 @@ export interface CellRequest {
   abortSignal?: AbortSignal;
   /** Output as it arrives (already capped), for live display. */
   onOutput?: (text: string) => void;
+  /**
+   * Output kept for this cell, when a program of Analyst's own (e.g. the query tool) must
+   * get its whole result back. Default: the sandbox's cap (40,000 bytes). At most 64 MiB.
+   */
+  maxOutputBytes?: number;
 }
 
 /** A thread's long-lived sandbox: its workspace is bind-mounted at /workspace. */

@@ -8,7 +8,13 @@ import { prepareInjectedInput } from '../data-injection.ts';
 import { SandboxUnavailableError } from '../errors/sandbox-unavailable-error.ts';
 import { hostResult } from '../exec-result.ts';
 import { kernelSource } from '../kernel-source.ts';
-import { DEFAULT_LIMITS, resolveTimeoutMs, type SandboxLimits, validateCode } from '../limits.ts';
+import {
+  DEFAULT_LIMITS,
+  resolveMaxOutputBytes,
+  resolveTimeoutMs,
+  type SandboxLimits,
+  validateCode,
+} from '../limits.ts';
 import type {
   AllocatedWorkspace,
   CellRequest,
@@ -156,6 +162,7 @@ export class DockerSandboxManager implements SandboxManager {
   async runCell(ref: SessionRef, request: CellRequest): Promise<ExecResult> {
     validateCode(request.code);
     const timeoutMs = resolveTimeoutMs(request.timeoutMs, this.limits);
+    resolveMaxOutputBytes(request.maxOutputBytes, this.limits);
     let session = this.sessions.get(ref.id);
     if (!session || session.workspaceDir !== ref.workspaceDir) {
       await prepareWorkspaceDir(ref.workspaceDir);
@@ -187,6 +194,7 @@ export class DockerSandboxManager implements SandboxManager {
   async runEphemeral(request: EphemeralRequest): Promise<ExecResult> {
     validateCode(request.code);
     const timeoutMs = resolveTimeoutMs(request.timeoutMs, this.limits);
+    resolveMaxOutputBytes(request.maxOutputBytes, this.limits);
     const hasInput = request.data !== undefined || request.results !== undefined;
     const input = hasInput
       ? prepareInjectedInput(request.data, request.results, this.limits.maxInputBytes)

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostResult, resultFromKernel } from '../exec-result.ts';
 import { KernelLostError } from '../kernel-channel.ts';
-import type { SandboxLimits } from '../limits.ts';
+import { resolveMaxOutputBytes, type SandboxLimits } from '../limits.ts';
 import type { CellRequest, ExecResult } from '../sandbox.ts';
 import type { SandboxContainer } from './sandbox-container.ts';
 
@@ -54,7 +54,7 @@ export async function runOnContainer(
       id,
       code: request.code,
       timeout_ms: options.timeoutMs,
-      max_output_bytes: options.limits.maxOutputBytes,
+      max_output_bytes: resolveMaxOutputBytes(request.maxOutputBytes, options.limits),
       max_file_bytes: options.limits.maxFileBytes,
       stateful: options.stateful,
     },

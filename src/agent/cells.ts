@@ -1,0 +1,67 @@
+import type { Artifact, ExecResult } from '../sandbox/sandbox.ts';
+import { AsyncQueue } from './async-queue.ts';
+import type { RunContext } from './context.ts';
+import type { AgentEvent } from './events.ts';
+
+type Execute = (onOutput: (text: string) => void) => Promise<ExecResult>;
+
+/**
+ * Runs one cell and yields its events in order: code-start/-end, execution-start, output
+ * as it streams, execution-end and one artifact-created per file. Returns the result.
+ */
+export async function* cellEvents(
+  round: number,
+  cellId: string,
+  language: 'python' | 'sql',
+  code: string,
+  execute: Execute,
+): AsyncGenerator<AgentEvent, ExecResult> {
+  yield { type: 'code-start', round, cell_id: cellId, language };
+  yield { type: 'code-end', round, cell_id: cellId, language, code };
+  yield { type: 'execution-start', round, cell_id: cellId };
+  const output = new AsyncQueue<string>();
+  const running = execute((text) => output.push(text)).finally(() => output.end());
+  for await (const text of output) yield { type: 'execution-output', round, cell_id: cellId, text };
+  const result = await running;
+  yield { type: 'execution-end', round, cell_id: cellId, result };
+  for (const artifact of result.artifacts)
+    yield { type: 'artifact-created', round, cell_id: cellId, artifact };
+  return result;
+}
+
+/** A cell in the thread's session sandbox. */
+export function sessionCell(
+  context: RunContext,
+  code: string,
+  options: { timeoutMs?: number; maxOutputBytes?: number } = {},
+): Execute {
+  return (onOutput) =>
+    context.sandbox.runCell(context.session, {
+      code,
+      ...options,
+      abortSignal: context.abortSignal,
+      onOutput,
+    });
+}
+
+/** What the model reads back after a cell: the output, and why it ended if not ok. */
+export function outputForModel(result: ExecResult): string {
+  const notes: string[] = [];
+  if (result.status !== 'ok' && result.message) notes.push(`[${result.status}] ${result.message}`);
+  const output = result.output.replace(/\s+$/, '');
+  return [output, ...notes].filter(Boolean).join('\n') || '(no output)';
+}
+
+/** DeepAnalyze's UI-only `<File>` block listing the files a cell produced. */
+export function fileBlock(artifacts: Artifact[], fileUrl: (path: string) => string): string {
+  if (artifacts.length === 0) return '';
+  const lines = ['<File>'];
+  for (const artifact of artifacts) {
+    const name = artifact.path.split('/').pop() ?? artifact.path;
+    const url = fileUrl(artifact.path);
+    lines.push(`- [${name}](${url})`);
+    if (/^image\/(png|jpeg|gif|webp|svg\+xml)$/.test(artifact.mime)) lines.push(`![${name}](${url})`);
+  }
+  lines.push('</File>');
+  return `\n${lines.join('\n')}\n`;
+}

@@ -1,0 +1,20 @@
+import type { ProtocolName } from '../llm/model.ts';
+import type { RunContext } from './context.ts';
+import type { AgentEvent } from './events.ts';
+
+/** What a protocol returns when it ends normally. */
+export interface ProtocolOutcome {
+  /** The final answer; absent when the run ended without one. */
+  answer?: string;
+}
+
+/**
+ * How the agent talks to one kind of model (SPEC §4.1). A protocol drives rounds
+ * (model call → optional execution) and yields events; runAnalysis adds run-start/run-end,
+ * turns CapReachedError into a capped run and an abort into a cancelled one. Adding a
+ * protocol is one file plus one line in `protocols/index.ts`.
+ */
+export interface AgentProtocol {
+  readonly name: ProtocolName;
+  run(context: RunContext): AsyncGenerator<AgentEvent, ProtocolOutcome>;
+}

@@ -1,0 +1,149 @@
+import { randomBytes } from 'node:crypto';
+import { isAnalystError } from '../errors/index.ts';
+import type { ChatMessage, LanguageModel, ProtocolName } from '../llm/model.ts';
+import type { SandboxManager, SessionRef } from '../sandbox/sandbox.ts';
+import { Budget, DEFAULT_RUN_LIMITS, type RunLimits } from './budget.ts';
+import type { RunContext } from './context.ts';
+import { CapReachedError } from './errors/cap-reached-error.ts';
+import type { AgentEvent, RunStatus } from './events.ts';
+import type { AgentProtocol } from './protocol.ts';
+import { PROTOCOLS } from './protocols/index.ts';
+import { answerOf, repairTranscript } from './transcript/tags.ts';
+
+export interface RunAnalysisOptions {
+  /** The model to call; omit for the offline analyst. */
+  model?: LanguageModel;
+  /** A protocol name or an implementation. */
+  protocol: ProtocolName | AgentProtocol;
+  /** The conversation; its last user message is the question. */
+  messages: ChatMessage[];
+  sandbox: SandboxManager;
+  /** The thread's session sandbox: `{ id, workspaceDir, stateful? }`. */
+  session: SessionRef;
+  limits?: Partial<RunLimits>;
+  abortSignal?: AbortSignal;
+  /** Tools hidden from the model (tools protocol), e.g. from DISALLOWED_TOOLS. */
+  disallowedTools?: Iterable<string>;
+  /** How `<File>` blocks link a workspace file. Default: the relative path. */
+  fileUrl?: (path: string) => string;
+  /** Injected clock (ms) and ids, for tests. */
+  now?: () => number;
+  newId?: (prefix: string) => string;
+  runId?: string;
+}
+
+/**
+ * Runs one analysis and yields its typed events (SPEC §4.4), from run-start to run-end.
+ * It never throws for what happens during the run: a model failure, a cap, a cancel all
+ * end the stream with an `error` and/or `run-end` event saying why. Only invalid options
+ * throw, before the first event.
+ */
+export async function* runAnalysis(options: RunAnalysisOptions): AsyncGenerator<AgentEvent, void> {
+  const protocol = typeof options.protocol === 'string' ? PROTOCOLS[options.protocol] : options.protocol;
+  if (!protocol) throw new Error(`unknown protocol ${String(options.protocol)}`);
+  if (protocol.name !== 'offline' && !options.model)
+    throw new Error(`the ${protocol.name} protocol needs a model`);
+  const now = options.now ?? Date.now;
+  const newId = options.newId ?? ((prefix: string) => `${prefix}-${randomBytes(6).toString('hex')}`);
+  const budget = new Budget({ ...DEFAULT_RUN_LIMITS, ...options.limits }, now);
+  const question = latestQuestion(options.messages);
+
+  // One signal for the protocol: the caller's cancel, or the time cap.
+  const internal = new AbortController();
+  const onCallerAbort = () => internal.abort();
+  options.abortSignal?.addEventListener('abort', onCallerAbort, { once: true });
+  if (options.abortSignal?.aborted) internal.abort();
+  const timeCap = setTimeout(() => internal.abort(), Math.max(0, budget.deadline - now()));
+
+  const context: RunContext = {
+    model: options.model,
+    modelId: options.model?.id ?? 'offline',
+    sandbox: options.sandbox,
+    session: options.session,
+    messages: options.messages,
+    question,
+    budget,
+    abortSignal: internal.signal,
+    disallowedTools: new Set(options.disallowedTools ?? []),
+    newId,
+    fileUrl: options.fileUrl ?? ((path) => path),
+  };
+
+  let transcript = '';
+  let answer: string | undefined;
+  let status: RunStatus = 'completed';
+  let reason: string | undefined;
+  let round = 0;
+  yield {
+    type: 'run-start',
+    round: 0,
+    run_id: options.runId ?? newId('run'),
+    model: context.modelId,
+    protocol: protocol.name,
+    question,
+    at: new Date(now()).toISOString(),
+  };
+  const events = protocol.run(context);
+  let finished = false;
+  try {
+    for (;;) {
+      const next = await events.next();
+      if (next.done) {
+        finished = true;
+        answer = next.value.answer;
+        break;
+      }
+      const event = next.value;
+      if ('round' in event && event.round > round) round = event.round;
+      if (event.type === 'text-delta') transcript += event.text;
+      yield event;
+    }
+  } catch (error) {
+    finished = true;
+    if (options.abortSignal?.aborted) {
+      status = 'cancelled';
+      reason = 'the run was cancelled';
+    } else if (error instanceof CapReachedError || internal.signal.aborted) {
+      status = 'capped';
+      reason =
+        error instanceof CapReachedError
+          ? error.message
+          : `the run reached its time cap of ${Math.round(budget.limits.maxDurationMs / 1000)} s without a final answer`;
+      yield { type: 'notice', round, message: reason };
+    } else {
+      status = 'failed';
+      const code = isAnalystError(error) ? error.code : 'internal_error';
+      reason = error instanceof Error ? error.message : String(error);
+      yield { type: 'error', round, code, message: reason };
+    }
+  } finally {
+    clearTimeout(timeCap);
+    options.abortSignal?.removeEventListener('abort', onCallerAbort);
+    if (!finished) {
+      // The consumer stopped listening (e.g. the client went away): stop the model and the cell.
+      internal.abort();
+      await events.return({}).catch(() => {});
+    }
+  }
+  const repaired = transcript ? repairTranscript(transcript) : '';
+  answer ??= status === 'completed' ? answerOf(repaired) : undefined;
+  yield {
+    type: 'run-end',
+    round,
+    status,
+    ...(reason ? { reason } : {}),
+    usage: budget.totals,
+    duration_ms: Math.round(now() - budget.startedAt),
+    transcript: repaired,
+    ...(answer !== undefined ? { answer } : {}),
+  };
+}
+
+/** The text of the latest user message (content parts already flattened by the caller). */
+function latestQuestion(messages: ChatMessage[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i]!;
+    if (message.role === 'user' && message.content) return message.content;
+  }
+  return '';
+}

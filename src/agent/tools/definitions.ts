@@ -1,0 +1,61 @@
+import type { ToolDefinition } from '../../llm/model.ts';
+
+export type ToolName = 'query' | 'python_exec';
+export const TOOL_NAMES: readonly ToolName[] = ['query', 'python_exec'];
+
+/** The tools of tools mode (SPEC §4.3). Descriptions steer the model; keep them exact. */
+export const TOOL_DEFINITIONS: Record<ToolName, ToolDefinition> = {
+  query: {
+    type: 'function',
+    function: {
+      name: 'query',
+      description:
+        "Run one read-only SQL (SQLite) statement over the thread's data files. Each CSV, TSV, JSON, JSONL, Excel " +
+        'sheet or Parquet file is a table named after its file (lowercase, non-letters replaced by _); SQLite files ' +
+        'are attached under their file name. Use SQL aggregates (COUNT, SUM, AVG, MIN, MAX, GROUP BY) for plain ' +
+        'statistics: they are exact and cheap. Returns a preview; the full rows, each with a citation id rid ' +
+        '(r1, r2, ...), are kept for python_exec.',
+      parameters: {
+        type: 'object',
+        properties: { sql: { type: 'string', description: 'One SQLite SELECT statement.' } },
+        required: ['sql'],
+        additionalProperties: false,
+      },
+    },
+  },
+  python_exec: {
+    type: 'function',
+    function: {
+      name: 'python_exec',
+      description:
+        'Run Python on query results of this turn, for what SQL cannot do (models, tests, charts). The code gets ' +
+        '`data` (rows of the latest successful non-empty query, each with its rid) and `results` (every successful ' +
+        'query of this turn with its tool-call id, SQL, source files and row count), also in /workspace/data.json. ' +
+        'Run a query first; results of earlier questions are not reused. Print your results together with the ' +
+        'rids they come from.',
+      parameters: {
+        type: 'object',
+        properties: {
+          code: { type: 'string', description: 'Python source to run.' },
+          timeout: { type: 'number', description: 'Seconds, 1 to 30 (default 30).' },
+        },
+        required: ['code'],
+        additionalProperties: false,
+      },
+    },
+  },
+};
+
+/**
+ * Reads DISALLOWED_TOOLS: `[python_exec]`, `python_exec,query`, or a JSON array. Unknown
+ * names are kept (they hide nothing but do no harm).
+ */
+export function parseDisallowedTools(value: string | undefined): Set<string> {
+  if (!value) return new Set();
+  const names = value
+    .replace(/^\s*\[|\]\s*$/g, '')
+    .split(/[,\s]+/)
+    .map((name) => name.trim().replace(/^["']|["']$/g, ''))
+    .filter(Boolean);
+  return new Set(names);
+}
