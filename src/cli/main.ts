@@ -1,4 +1,5 @@
 import { ConfigurationError, InvalidInputError, isAnalystError } from '../errors/index.ts';
+import * as devScriptedModel from './commands/dev/scripted-model.ts';
 import * as exec from './commands/exec/index.ts';
 import * as sandboxBuild from './commands/sandbox/build.ts';
 import * as sandboxDoctor from './commands/sandbox/doctor.ts';
@@ -16,6 +17,7 @@ interface Command {
 /** The command table: `analyst <words…> [flags]`. */
 export const COMMANDS: Record<string, Command> = {
   exec,
+  'dev scripted-model': devScriptedModel,
   'sandbox build': sandboxBuild,
   'sandbox doctor': sandboxDoctor,
   'sandbox ls': sandboxLs,

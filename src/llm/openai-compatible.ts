@@ -1,0 +1,184 @@
+import OpenAI from 'openai';
+import type {
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionCreateParamsStreaming,
+} from 'openai/resources/chat/completions';
+import {
+  chatCompletionBody,
+  finishReasonOf,
+  partsOfChunk,
+  type StreamEnding,
+  stopReasonOf,
+  toolCallsOf,
+  usageOf,
+} from './chat-wire.ts';
+import { ModelError } from './errors/model-error.ts';
+import type { LanguageModel, ModelRequest, ModelResponse, ModelStreamPart } from './model.ts';
+import { retryDelayMs, sleep } from './retry.ts';
+import { abortError, UpstreamCall } from './upstream-call.ts';
+import { describeUpstreamFailure, normalizingFetch } from './upstream-error.ts';
+
+export interface OpenAICompatibleOptions {
+  /** The id Analyst knows this model by. */
+  id: string;
+  /** OpenAI-compatible base URL, e.g. `http://127.0.0.1:8000/v1`. */
+  baseUrl: string;
+  /** The model name sent upstream (vLLM's `--served-model-name`). */
+  upstreamModel: string;
+  /** Bearer key. Servers without auth (vLLM's default) need none; a placeholder is sent then. */
+  apiKey?: string;
+  /** Further attempts after a connection error, 429 or 5xx, only before anything was streamed. Default 2. */
+  maxRetries?: number;
+  /** First backoff; it doubles with each retry, scaled by jitter. Default 500. */
+  retryBaseDelayMs?: number;
+  /** Longest wait for the first chunk of a stream, or for the whole answer of `complete`. Default 120 000. */
+  firstByteTimeoutMs?: number;
+  /** Longest silence between two chunks of a stream. Default 120 000. */
+  idleTimeoutMs?: number;
+  /** The `fetch` used for HTTP. Default `globalThis.fetch`. */
+  fetch?: typeof fetch;
+}
+
+/** The openai client's own timeout is disabled (its maximum): our deadlines govern. */
+const CLIENT_TIMEOUT_MS = 2_147_483_647;
+
+/**
+ * A model behind an OpenAI-compatible chat-completions endpoint (vLLM, OpenAI, Ollama,
+ * llama.cpp server), through the official `openai` client with its retries off: this class
+ * retries itself, because a stream may only be retried before any of it reached the caller.
+ */
+export class OpenAICompatibleModel implements LanguageModel {
+  readonly id: string;
+  readonly #client: OpenAI;
+  readonly #upstreamModel: string;
+  readonly #apiKey: string | undefined;
+  readonly #describe: string;
+  readonly #maxRetries: number;
+  readonly #retryBaseDelayMs: number;
+  readonly #firstByteTimeoutMs: number;
+  readonly #idleTimeoutMs: number;
+
+  constructor(options: OpenAICompatibleOptions) {
+    this.id = options.id;
+    this.#upstreamModel = options.upstreamModel;
+    this.#apiKey = options.apiKey;
+    this.#describe = `model "${options.upstreamModel}" at ${options.baseUrl}`;
+    this.#maxRetries = Math.max(0, Math.floor(options.maxRetries ?? 2));
+    this.#retryBaseDelayMs = Math.max(0, options.retryBaseDelayMs ?? 500);
+    this.#firstByteTimeoutMs = options.firstByteTimeoutMs ?? 120_000;
+    this.#idleTimeoutMs = options.idleTimeoutMs ?? 120_000;
+    this.#client = new OpenAI({
+      baseURL: options.baseUrl,
+      // Pass every credential explicitly: the client would otherwise read OPENAI_API_KEY and
+      // friends from the environment and send them to whatever server this is.
+      apiKey: options.apiKey || 'EMPTY',
+      adminAPIKey: null,
+      organization: null,
+      project: null,
+      webhookSecret: null,
+      maxRetries: 0,
+      timeout: CLIENT_TIMEOUT_MS,
+      fetch: normalizingFetch(options.fetch ?? globalThis.fetch),
+    });
+  }
+
+  stream(request: ModelRequest): AsyncIterable<ModelStreamPart> {
+    return this.#withRetries(request, (call) => this.#streamOnce(request, call));
+  }
+
+  async complete(request: ModelRequest): Promise<ModelResponse> {
+    for await (const response of this.#withRetries(request, (call) => this.#completeOnce(request, call)))
+      return response;
+    throw new ModelError(`${this.#describe} returned nothing`);
+  }
+
+  async *#streamOnce(request: ModelRequest, call: UpstreamCall): AsyncGenerator<ModelStreamPart> {
+    call.arm('firstByteTimeoutMs', this.#firstByteTimeoutMs);
+    const body = {
+      ...chatCompletionBody(this.#upstreamModel, request),
+      stream: true,
+      stream_options: { include_usage: true },
+    };
+    const chunks = await this.#client.chat.completions.create(
+      body as unknown as ChatCompletionCreateParamsStreaming,
+      { signal: call.signal },
+    );
+    const ending: StreamEnding = { finishReason: null, stopReason: null, usage: undefined };
+    for await (const chunk of chunks) {
+      // The idle deadline measures the upstream's silence, not the time our caller spends on a part.
+      call.disarm();
+      for (const part of partsOfChunk(chunk, ending)) yield part;
+      call.arm('idleTimeoutMs', this.#idleTimeoutMs);
+    }
+    call.disarm();
+    // The client ends a stream quietly when its request is aborted: a timeout or an abort is not an end.
+    call.throwIfStopped();
+    yield {
+      type: 'finish',
+      finishReason: finishReasonOf(ending.finishReason),
+      stopReason: ending.stopReason,
+      ...(ending.usage ? { usage: ending.usage } : {}),
+    };
+  }
+
+  async *#completeOnce(request: ModelRequest, call: UpstreamCall): AsyncGenerator<ModelResponse> {
+    call.arm('firstByteTimeoutMs', this.#firstByteTimeoutMs);
+    const body = { ...chatCompletionBody(this.#upstreamModel, request), stream: false };
+    const completion = await this.#client.chat.completions.create(
+      body as unknown as ChatCompletionCreateParamsNonStreaming,
+      { signal: call.signal },
+    );
+    call.disarm();
+    call.throwIfStopped();
+    const choice = completion.choices?.[0];
+    if (!choice) throw new ModelError(`${this.#describe} answered without a choice`);
+    const usage = usageOf(completion.usage);
+    yield {
+      text: choice.message.content ?? '',
+      toolCalls: toolCallsOf(choice.message),
+      finishReason: finishReasonOf(choice.finish_reason),
+      stopReason: stopReasonOf(choice),
+      ...(usage ? { usage } : {}),
+    };
+  }
+
+  /**
+   * Runs attempts until one succeeds. Retries connection errors, 429 and 5xx, at most
+   * `maxRetries` times and only while nothing has been yielded; aborts and timeouts end at once.
+   */
+  async *#withRetries<T>(
+    request: ModelRequest,
+    attemptOnce: (call: UpstreamCall) => AsyncGenerator<T>,
+  ): AsyncGenerator<T> {
+    if (request.abortSignal?.aborted) throw abortError();
+    for (let attempt = 1; ; attempt += 1) {
+      const call = new UpstreamCall({ abortSignal: request.abortSignal, describe: this.#describe });
+      let yielded = false;
+      try {
+        for await (const item of attemptOnce(call)) {
+          yielded = true;
+          yield item;
+        }
+        return;
+      } catch (error) {
+        if (call.stopError) throw call.stopError;
+        if (error instanceof ModelError) throw error;
+        const failure = describeUpstreamFailure(error, {
+          describe: this.#describe,
+          upstreamModel: this.#upstreamModel,
+          apiKey: this.#apiKey,
+          attempts: attempt,
+        });
+        if (yielded || !failure.retryable || attempt > this.#maxRetries) throw failure.error;
+        const delayMs = retryDelayMs({
+          retry: attempt - 1,
+          baseDelayMs: this.#retryBaseDelayMs,
+          retryAfterMs: failure.retryAfterMs,
+        });
+        await sleep(delayMs, request.abortSignal);
+      } finally {
+        call.dispose();
+      }
+    }
+  }
+}

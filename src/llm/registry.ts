@@ -1,0 +1,144 @@
+import { ConfigurationError, InvalidInputError } from '../errors/index.ts';
+import { UnknownModelError } from './errors/unknown-model-error.ts';
+import type { LanguageModel, ModelEntry } from './model.ts';
+import { environmentModel, readModelsFile } from './model-config.ts';
+import { OpenAICompatibleModel, type OpenAICompatibleOptions } from './openai-compatible.ts';
+
+/** The built-in analyst (SPEC §4.1): always configured, the default when nothing else is. */
+export const OFFLINE_MODEL: ModelEntry = {
+  id: 'offline',
+  protocol: 'offline',
+  description:
+    'built-in analyst with no language model: it profiles the data by running real code and answers from the outputs',
+};
+
+/** How models are called: everything but where they are (timeouts, retries, `fetch`). */
+export type LanguageModelOptions = Omit<
+  OpenAICompatibleOptions,
+  'id' | 'baseUrl' | 'upstreamModel' | 'apiKey'
+>;
+
+export interface ModelRegistryOptions {
+  /** Configured models; the offline analyst is added when absent. */
+  models: ModelEntry[];
+  /** Default: the first model, else `offline`. */
+  defaultId?: string;
+  /** Model id → the environment variable its key should come from but which is unset. */
+  missingApiKeys?: Record<string, string>;
+}
+
+/** The models Analyst knows, by id. Entries carry API keys: never serialize them whole. */
+export class ModelRegistry {
+  readonly #models: Map<string, ModelEntry>;
+  readonly #defaultId: string;
+  readonly #missingApiKeys: Record<string, string>;
+
+  constructor(options: ModelRegistryOptions) {
+    this.#models = new Map();
+    for (const model of options.models) {
+      if (this.#models.has(model.id))
+        throw new ConfigurationError(`the model id "${model.id}" is configured twice; ids must be unique`);
+      this.#models.set(model.id, model);
+    }
+    if (!this.#models.has(OFFLINE_MODEL.id)) this.#models.set(OFFLINE_MODEL.id, OFFLINE_MODEL);
+    this.#defaultId = options.defaultId ?? options.models[0]?.id ?? OFFLINE_MODEL.id;
+    if (!this.#models.has(this.#defaultId))
+      throw new ConfigurationError(
+        `the default model "${this.#defaultId}" is not configured; known: ${this.#ids().join(', ')}`,
+      );
+    this.#missingApiKeys = { ...options.missingApiKeys };
+  }
+
+  list(): ModelEntry[] {
+    return [...this.#models.values()];
+  }
+
+  /** Throws `UnknownModelError` (404) naming the known ids. */
+  get(id: string): ModelEntry {
+    const model = this.#models.get(id);
+    if (!model)
+      throw new UnknownModelError(
+        `unknown model "${id}": the configured models are ${this.#ids().join(', ')}`,
+        {
+          param: 'model',
+        },
+      );
+    return model;
+  }
+
+  default(): ModelEntry {
+    return this.get(this.#defaultId);
+  }
+
+  /**
+   * A client for a configured model. Throws `InvalidInputError` for `offline` (there is no
+   * language model to call) and `ConfigurationError` when its key variable is unset.
+   */
+  languageModel(id: string, options: LanguageModelOptions = {}): LanguageModel {
+    const model = this.get(id);
+    if (model.protocol === 'offline')
+      throw new InvalidInputError(
+        `"${id}" is the built-in offline analyst: it has no language model to call`,
+        {
+          param: 'model',
+        },
+      );
+    if (model.baseUrl === undefined)
+      throw new ConfigurationError(
+        `model "${id}" has no base URL: give it the server's OpenAI-compatible URL`,
+      );
+    const keyVariable = this.#missingApiKeys[id];
+    if (keyVariable !== undefined)
+      throw new ConfigurationError(
+        `model "${id}" takes its API key from ${keyVariable} (api_key_env), which is not set: export ${keyVariable}`,
+      );
+    return new OpenAICompatibleModel({
+      ...options,
+      id: model.id,
+      baseUrl: model.baseUrl,
+      upstreamModel: model.upstreamModel ?? model.id,
+      apiKey: model.apiKey,
+    });
+  }
+
+  #ids(): string[] {
+    return [...this.#models.keys()];
+  }
+}
+
+export interface LoadModelRegistryOptions {
+  /** Where ANALYST_MODEL* and ANALYST_MODELS_FILE are read. Default `process.env`. */
+  env?: Record<string, string | undefined>;
+  /** A JSON models file. Default: ANALYST_MODELS_FILE, else none. */
+  file?: string;
+}
+
+/**
+ * The registry from the environment and an optional models file:
+ * - the file's models, in order, then the environment's model unless the file has its id;
+ * - the default: the file's `default`, else the environment's model, else the file's first
+ *   model, else the offline analyst.
+ * Any bad setting is a `ConfigurationError` naming the file or the variable.
+ */
+export function loadModelRegistry(options: LoadModelRegistryOptions = {}): ModelRegistry {
+  const env = options.env ?? process.env;
+  const envFile = env.ANALYST_MODELS_FILE?.trim() || undefined;
+  const file = options.file ?? envFile;
+  const fromEnv = environmentModel(env);
+  if (file === undefined)
+    return new ModelRegistry({ models: fromEnv ? [fromEnv] : [], defaultId: fromEnv?.id });
+
+  const variable = options.file !== undefined ? undefined : 'ANALYST_MODELS_FILE';
+  const fromFile = readModelsFile(file, variable, env);
+  const models = [...fromFile.models];
+  if (fromEnv && !models.some((m) => m.id === fromEnv.id)) models.push(fromEnv);
+  const defaultId = fromFile.defaultId ?? fromEnv?.id ?? models[0]?.id;
+  if (fromFile.defaultId !== undefined && fromFile.defaultId !== OFFLINE_MODEL.id) {
+    if (!models.some((m) => m.id === fromFile.defaultId))
+      throw new ConfigurationError(
+        `the models file ${file} names the default "${fromFile.defaultId}", which it does not configure; ` +
+          `use one of ${[...models.map((m) => m.id), OFFLINE_MODEL.id].join(', ')}`,
+      );
+  }
+  return new ModelRegistry({ models, defaultId, missingApiKeys: fromFile.missingApiKeys });
+}
