@@ -1,0 +1,50 @@
+import type { Artifact } from '../sandbox/sandbox.ts';
+import type { ReadArtifact } from './record.ts';
+
+/** Raster image types that reports embed and notebooks show. */
+export type RasterMime = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
+
+/** How an artifact is shown as a picture, judged from its recorded type or its name. */
+export function imageKindOf(artifact: Artifact): 'raster' | 'svg' | undefined {
+  const mime = artifact.mime.toLowerCase().split(';')[0]!.trim();
+  const extension = /\.([a-z0-9]+)$/i.exec(artifact.path)?.[1]?.toLowerCase();
+  if (mime === 'image/svg+xml' || extension === 'svg') return 'svg';
+  if (['image/png', 'image/jpeg', 'image/gif', 'image/webp'].includes(mime)) return 'raster';
+  if (extension && ['png', 'jpg', 'jpeg', 'gif', 'webp'].includes(extension)) return 'raster';
+  return undefined;
+}
+
+/**
+ * The real type of raster image bytes, from their signature. A cell can write anything
+ * under a `.png` name, so what gets embedded is decided by the bytes, not the name.
+ */
+export function sniffRaster(bytes: Buffer): RasterMime | undefined {
+  const starts = (signature: number[], at = 0) => signature.every((byte, i) => bytes[at + i] === byte);
+  if (starts([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'image/png';
+  if (starts([0xff, 0xd8, 0xff])) return 'image/jpeg';
+  if (starts([0x47, 0x49, 0x46, 0x38])) return 'image/gif';
+  if (starts([0x52, 0x49, 0x46, 0x46]) && starts([0x57, 0x45, 0x42, 0x50], 8)) return 'image/webp';
+  return undefined;
+}
+
+/** Reads an artifact; a missing file or a refused read (say, a symlink) both give `undefined`. */
+export async function readArtifactSafely(read: ReadArtifact, path: string): Promise<Buffer | undefined> {
+  try {
+    return await read(path);
+  } catch {
+    // The confined reader refuses symlinks and paths that leave the workspace; a report
+    // shows such a file as unavailable instead of failing as a whole.
+    return undefined;
+  }
+}
+
+/** A raster image as a `data:` URI, or `undefined` when the bytes are no known raster type. */
+export function rasterDataUri(bytes: Buffer): string | undefined {
+  const mime = sniffRaster(bytes);
+  return mime ? `data:${mime};base64,${bytes.toString('base64')}` : undefined;
+}
+
+/** The last component of a workspace path. */
+export function baseName(path: string): string {
+  return path.split('/').pop() || path;
+}

@@ -1,0 +1,18 @@
+/** Reports and notebooks made from a thread's events (SPEC §7). */
+export { PdfRenderError } from './errors/pdf-render-error.ts';
+export { PdfUnavailableError } from './errors/pdf-unavailable-error.ts';
+export { renderHtmlReport } from './html-report.ts';
+export { renderMarkdownReport } from './markdown-report.ts';
+export { notebookJson, renderNotebook } from './notebook.ts';
+export type {
+  CodeCell,
+  DisplayDataOutput,
+  ErrorOutput,
+  MarkdownCell,
+  NotebookCell,
+  NotebookOutput,
+  NotebookV4,
+  StreamOutput,
+} from './notebook-format.ts';
+export { DEFAULT_CHROMIUM_PATH, type PdfOptions, renderPdf } from './pdf.ts';
+export type { ReadArtifact, RunRecord } from './record.ts';

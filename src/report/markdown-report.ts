@@ -1,0 +1,90 @@
+import type { Artifact } from '../sandbox/sandbox.ts';
+import { appendixMarkdown, endingSentence } from './appendix.ts';
+import { baseName, imageKindOf, readArtifactSafely } from './images.ts';
+import {
+  blockquote,
+  briefly,
+  closeOpenFence,
+  codeSpan,
+  escapeInline,
+  linkDestination,
+} from './markdown-text.ts';
+import type { ReadArtifact, RunRecord } from './record.ts';
+import { mainRunIndex, readThread, type ThreadView, threadArtifacts } from './thread-view.ts';
+
+/** How a chart appears in a report: an image, a link to the file, or a note that it is gone. */
+export type ChartEmbed = { kind: 'image'; url: string } | { kind: 'link'; url: string } | { kind: 'missing' };
+
+/** Decides how each chart artifact is shown (relative paths in Markdown, data URIs in HTML). */
+export type ChartResolver = (artifact: Artifact) => Promise<ChartEmbed>;
+
+/**
+ * The report as Markdown (SPEC §7): title, question, the final answer as the body (earlier
+ * turns of the thread briefly before it), the charts by relative path, then every step.
+ * Chart paths are workspace-relative, so the report sits at the workspace's root (as in
+ * the CLI's output folder).
+ */
+export async function renderMarkdownReport(record: RunRecord, readArtifact: ReadArtifact): Promise<string> {
+  return buildReportMarkdown(readThread(record), async (artifact) => {
+    const bytes = await readArtifactSafely(readArtifact, artifact.path);
+    return bytes ? { kind: 'image', url: linkDestination(artifact.path) } : { kind: 'missing' };
+  });
+}
+
+/** The report's Markdown, with charts shown as `resolveChart` decides. */
+export async function buildReportMarkdown(view: ThreadView, resolveChart: ChartResolver): Promise<string> {
+  const parts = [`# ${escapeInline(view.title)}`, blockquote(`**Question:** ${view.question}`)];
+  parts.push(`Model: ${codeSpan(view.model)} · Created: ${escapeInline(view.createdAt)}`);
+  parts.push(...answerMarkdown(view));
+  const charts = await chartsMarkdown(view, resolveChart);
+  if (charts) parts.push(charts);
+  parts.push(appendixMarkdown(view));
+  return `${parts.join('\n\n')}\n`;
+}
+
+function answerMarkdown(view: ThreadView): string[] {
+  const parts: string[] = [];
+  const main = mainRunIndex(view);
+  const earlier = view.runs.slice(0, Math.max(0, main));
+  if (earlier.length > 0) {
+    parts.push('## Earlier in this thread');
+    for (const run of earlier) {
+      const reply = run.answer === undefined ? `*No answer.* ${endingSentence(run)}` : briefly(run.answer);
+      parts.push(blockquote(`**Q:** ${escapeInline(run.question)}\n\n**A:** ${reply}`));
+    }
+  }
+  const run = view.runs[main];
+  parts.push('## Answer');
+  if (!run) {
+    parts.push('**No answer.** This thread has no recorded runs.');
+    return parts;
+  }
+  if (run.question.trim() !== view.question.trim())
+    parts.push(`*In reply to:* ${escapeInline(run.question)}`);
+  if (run.answer !== undefined) parts.push(closeOpenFence(run.answer));
+  else parts.push(`**No answer.** ${endingSentence(run)}`);
+  const later = view.runs.slice(main + 1);
+  if (later.length > 0) {
+    parts.push('## Later in this thread');
+    for (const next of later) {
+      parts.push(
+        blockquote(`**Q:** ${escapeInline(next.question)}\n\n**No answer.** ${endingSentence(next)}`),
+      );
+    }
+  }
+  return parts;
+}
+
+async function chartsMarkdown(view: ThreadView, resolveChart: ChartResolver): Promise<string | undefined> {
+  const charts = threadArtifacts(view).filter((a) => imageKindOf(a) !== undefined);
+  if (charts.length === 0) return undefined;
+  const parts = ['## Charts'];
+  for (const chart of charts) {
+    const name = escapeInline(baseName(chart.path));
+    const embed = await resolveChart(chart);
+    if (embed.kind === 'image') parts.push(`![${name}](${embed.url})`);
+    else if (embed.kind === 'link') parts.push(`[${name}](${embed.url}) (open the file beside this report)`);
+    else parts.push(`*${name} is no longer in the workspace.*`);
+  }
+  return parts.join('\n\n');
+}

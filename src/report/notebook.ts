@@ -1,0 +1,185 @@
+import { cellMarkdown, endingSentence } from './appendix.ts';
+import { baseName, imageKindOf, readArtifactSafely, sniffRaster } from './images.ts';
+import { blockquote, closeOpenFence, codeSpan, escapeInline } from './markdown-text.ts';
+import type {
+  CodeCell,
+  MarkdownCell,
+  NotebookCell,
+  NotebookOutput,
+  NotebookV4,
+  StreamOutput,
+} from './notebook-format.ts';
+import { toLines } from './notebook-format.ts';
+import type { ReadArtifact, RunRecord } from './record.ts';
+import type { CellStep, RunView } from './thread-view.ts';
+import { readThread } from './thread-view.ts';
+import { parseTraceback } from './traceback.ts';
+
+/**
+ * The thread as a Jupyter notebook (nbformat 4.5, SPEC §7): the question first, prose as
+ * Markdown cells, each Python cell as a code cell with its real outputs (text, charts,
+ * errors). SQL from tools mode is shown in Markdown, since the notebook's kernel is Python.
+ */
+export async function renderNotebook(record: RunRecord, readArtifact: ReadArtifact): Promise<NotebookV4> {
+  const view = readThread(record);
+  const writer = new CellWriter();
+  writer.markdown(
+    [
+      `# ${escapeInline(view.title)}`,
+      blockquote(`**Question:** ${view.question}`),
+      `Model: ${codeSpan(view.model)} · Created: ${escapeInline(view.createdAt)}`,
+    ].join('\n\n'),
+  );
+  for (const [index, run] of view.runs.entries()) {
+    if (index > 0 || run.question.trim() !== view.question.trim()) {
+      writer.markdown(`## ${index > 0 ? 'Follow-up question' : 'Question'}\n\n${blockquote(run.question)}`);
+    }
+    await writeRun(writer, run, readArtifact);
+  }
+  return {
+    nbformat: 4,
+    nbformat_minor: 5,
+    metadata: {
+      kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' },
+      language_info: { name: 'python' },
+      analyst: { title: view.title, model: view.model, created_at: view.createdAt },
+    },
+    cells: writer.cells,
+  };
+}
+
+/** The notebook as Jupyter saves it: indented JSON with a trailing newline. */
+export function notebookJson(notebook: NotebookV4): string {
+  return `${JSON.stringify(notebook, null, 1)}\n`;
+}
+
+async function writeRun(writer: CellWriter, run: RunView, read: ReadArtifact): Promise<void> {
+  for (const step of run.steps) {
+    if (step.kind === 'prose') writer.markdown(closeOpenFence(step.text));
+    else if (step.kind === 'note') {
+      const label =
+        step.level === 'error' ? `**Error**${step.code ? ` (${codeSpan(step.code)})` : ''}:` : '**Notice:**';
+      writer.markdown(blockquote(`${label} ${step.text}`));
+    } else if (step.language === 'sql') {
+      writer.markdown(`SQL query ${codeSpan(step.cellId)}:\n\n${cellMarkdown(step)}`);
+    } else {
+      writer.code(step, await outputsOf(step, read));
+    }
+  }
+  if (run.answer !== undefined) writer.markdown(`## Answer\n\n${closeOpenFence(run.answer)}`);
+  if (run.answer === undefined) writer.markdown(`**No answer.** ${endingSentence(run)}`);
+  else if (run.status !== 'completed') writer.markdown(`*${endingSentence(run)}*`);
+}
+
+/** A Python cell's outputs in the order Jupyter would show them: text, figures, then the failure. */
+async function outputsOf(cell: CellStep, read: ReadArtifact): Promise<NotebookOutput[]> {
+  const outputs: NotebookOutput[] = [];
+  const result = cell.result;
+  let ending: NotebookOutput | undefined;
+  if (!result) {
+    if (cell.transcriptOutput) outputs.push(stream('stdout', cell.transcriptOutput));
+    ending = stream('stderr', '[not executed] no result was recorded for this cell\n');
+  } else if (result.status === 'error') {
+    const parsed = parseTraceback(result.output);
+    if (parsed) {
+      if (parsed.before) outputs.push(stream('stdout', parsed.before));
+      ending = {
+        output_type: 'error',
+        ename: parsed.ename,
+        evalue: parsed.evalue,
+        traceback: parsed.traceback,
+      };
+    } else {
+      if (result.output) outputs.push(stream('stdout', result.output));
+      ending = {
+        output_type: 'error',
+        ename: 'Error',
+        evalue: result.message ?? 'the cell failed',
+        traceback: [],
+      };
+    }
+  } else {
+    if (result.output) outputs.push(stream('stdout', result.output));
+    if (result.status !== 'ok') {
+      ending = stream(
+        'stderr',
+        `[${result.status}] ${result.message ?? `the cell ended: ${result.status}`}\n`,
+      );
+    }
+  }
+  for (const artifact of cell.artifacts) {
+    const display = await imageOutput(artifact.path, imageKindOf(artifact), read);
+    if (display) outputs.push(display);
+  }
+  if (ending) outputs.push(ending);
+  return outputs;
+}
+
+async function imageOutput(
+  path: string,
+  kind: 'raster' | 'svg' | undefined,
+  read: ReadArtifact,
+): Promise<NotebookOutput | undefined> {
+  if (!kind) return undefined;
+  const name = baseName(path);
+  const note = (text: string): NotebookOutput => ({
+    output_type: 'display_data',
+    data: { 'text/plain': toLines(text) },
+    metadata: {},
+  });
+  const bytes = await readArtifactSafely(read, path);
+  if (!bytes) return note(`${path} is no longer in the workspace`);
+  // SVG stays a file: Jupyter does not render SVG output of an untrusted notebook anyway.
+  if (kind === 'svg') return note(`${path} (SVG image: open the file)`);
+  const mime = sniffRaster(bytes);
+  if (!mime) return note(`${path} (not a PNG, JPEG, GIF or WebP image)`);
+  return {
+    output_type: 'display_data',
+    data: { [mime]: bytes.toString('base64'), 'text/plain': [`<${name}>`] },
+    metadata: {},
+  };
+}
+
+function stream(name: StreamOutput['name'], text: string): StreamOutput {
+  return { output_type: 'stream', name, text: toLines(text) };
+}
+
+/** Collects cells, giving each a unique id and each executed code cell the next count. */
+class CellWriter {
+  readonly cells: NotebookCell[] = [];
+  private executed = 0;
+
+  markdown(text: string): void {
+    const cell: MarkdownCell = {
+      cell_type: 'markdown',
+      id: this.nextId('md'),
+      metadata: {},
+      source: toLines(text),
+    };
+    this.cells.push(cell);
+  }
+
+  code(step: CellStep, outputs: NotebookOutput[]): void {
+    const result = step.result;
+    const cell: CodeCell = {
+      cell_type: 'code',
+      id: this.nextId('code'),
+      metadata: {
+        analyst: {
+          cell_id: step.cellId,
+          status: result?.status ?? 'not-run',
+          ...(result ? { duration_ms: result.duration_ms, output_complete: result.output_complete } : {}),
+          artifacts: step.artifacts,
+        },
+      },
+      source: toLines(step.code),
+      outputs,
+      execution_count: result ? ++this.executed : null,
+    };
+    this.cells.push(cell);
+  }
+
+  private nextId(prefix: string): string {
+    return `${prefix}-${this.cells.length + 1}`;
+  }
+}
