@@ -4,6 +4,7 @@
  */
 const suites: Record<string, () => Promise<void>> = {
   sandbox: async () => (await import('./sandbox.ts')).runSandboxBench(),
+  agent: async () => (await import('./agent.ts')).runAgentBench(),
 };
 
 const name = process.argv[2];

@@ -7,6 +7,8 @@ export interface CommandIO {
   env: Record<string, string | undefined>;
   /** Aborted on Ctrl-C. */
   abortSignal: AbortSignal;
+  /** Whether stdout takes ANSI colours. Default false (tests, pipes). */
+  color?: boolean;
 }
 
 export function processIO(abortSignal: AbortSignal): CommandIO {
@@ -20,5 +22,13 @@ export function processIO(abortSignal: AbortSignal): CommandIO {
     },
     env: process.env,
     abortSignal,
+    color: wantsColor(process.env, process.stdout.isTTY === true),
   };
+}
+
+/** Colour on a terminal unless NO_COLOR is set or TERM is dumb; FORCE_COLOR turns it on anywhere. */
+export function wantsColor(env: Record<string, string | undefined>, isTTY: boolean): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
+  return isTTY && env.TERM !== 'dumb';
 }

@@ -1,10 +1,12 @@
 import { ConfigurationError, InvalidInputError, isAnalystError } from '../errors/index.ts';
 import * as devScriptedModel from './commands/dev/scripted-model.ts';
 import * as exec from './commands/exec/index.ts';
+import * as runCommand from './commands/run/index.ts';
 import * as sandboxBuild from './commands/sandbox/build.ts';
 import * as sandboxDoctor from './commands/sandbox/doctor.ts';
 import * as sandboxLs from './commands/sandbox/ls.ts';
 import * as sandboxReap from './commands/sandbox/reap.ts';
+import * as serve from './commands/serve/index.ts';
 import { EXIT } from './exit-codes.ts';
 import type { CommandIO } from './io.ts';
 
@@ -16,6 +18,8 @@ interface Command {
 
 /** The command table: `analyst <words…> [flags]`. */
 export const COMMANDS: Record<string, Command> = {
+  serve,
+  run: runCommand,
   exec,
   'dev scripted-model': devScriptedModel,
   'sandbox build': sandboxBuild,

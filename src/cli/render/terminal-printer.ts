@@ -1,4 +1,5 @@
-import type { AgentEvent } from '../../agent/events.ts';
+import type { AgentEvent, SectionTag } from '../../agent/events.ts';
+import { TagScanner, type TagToken } from './tag-scanner.ts';
 
 const STYLE = {
   dim: '\u001b[2m',
@@ -10,17 +11,46 @@ const STYLE = {
   reset: '\u001b[0m',
 };
 
+export interface TerminalPrinterOptions {
+  /**
+   * Code that was not streamed as model text (the offline analyst's profile program, tool
+   * calls) is printed from its event, cut after this many lines. Default 20.
+   */
+  maxCodeLines?: number;
+}
+
 /**
  * Prints an analysis as it streams: the model's tagged text as it comes, execution output
  * dimmed, files and status lines in colour (when the terminal has colour).
+ *
+ * Every cell is printed once. The transcript repeats each cell's output as an `<Execute>`
+ * block (and its files as `<File>`) after the execution events have shown them, so those
+ * blocks are skipped. Code the model streams in `<Code>` is shown as it comes; code that
+ * arrives whole (offline analyst, tools mode) is shown from its `code-end` event, and the
+ * `<Code>` block the protocol writes afterwards is skipped. Tags may be split across deltas.
  */
 export class TerminalPrinter {
+  private readonly scanner = new TagScanner();
+  private readonly maxCodeLines: number;
   private atLineStart = true;
+  /** The last thing written was a status line: whitespace the model wrote next is dropped. */
+  private afterStatusLine = true;
+  /** Trailing whitespace of model text, written only if visible text follows. */
+  private pendingSpace = '';
+  /** The section being skipped (`Execute`, `File`, or a `Code` block already shown). */
+  private hiding: SectionTag | undefined;
+  /** A `<Code>` section was shown from the text since the last cell. */
+  private codeStreamed = false;
+  /** Cells shown from their events whose `<Code>` block is still to come in the text. */
+  private codeBlocksToSkip = 0;
 
   constructor(
     private readonly write: (text: string) => void,
     private readonly color: boolean,
-  ) {}
+    options: TerminalPrinterOptions = {},
+  ) {
+    this.maxCodeLines = options.maxCodeLines ?? 20;
+  }
 
   print(event: AgentEvent): void {
     switch (event.type) {
@@ -28,8 +58,15 @@ export class TerminalPrinter {
         this.line(this.paint('dim', `analyst: ${event.model} (${event.protocol}) — ${event.run_id}`));
         break;
       case 'text-delta':
-        // Execute and File blocks are printed from their own events.
-        if (!/^\s*\n?<(Execute|File)>/.test(event.text)) this.text(this.highlightTags(event.text));
+        for (const token of this.scanner.push(event.text)) this.token(token);
+        break;
+      case 'code-end':
+        this.flushText();
+        if (!this.codeStreamed) {
+          this.code(event.language, event.code);
+          this.codeBlocksToSkip += 1;
+        }
+        this.codeStreamed = false;
         break;
       case 'execution-start':
         this.line(this.paint('dim', '── running ──'));
@@ -60,6 +97,7 @@ export class TerminalPrinter {
         this.line(this.paint('red', `error (${event.code}): ${event.message}`));
         break;
       case 'run-end': {
+        this.flushText();
         const colour =
           event.status === 'completed' ? 'green' : event.status === 'cancelled' ? 'yellow' : 'red';
         const tokens = event.usage.total_tokens ? `, ${event.usage.total_tokens} tokens` : '';
@@ -76,10 +114,60 @@ export class TerminalPrinter {
     }
   }
 
-  private highlightTags(text: string): string {
-    return this.color
-      ? text.replace(/<\/?(Analyze|Understand|Code|Answer)>/g, (tag) => this.paint('bold', tag))
-      : text;
+  private token(token: TagToken): void {
+    if (token.kind === 'text') {
+      if (this.hiding) return;
+      const body = token.text.replace(/\s+$/, '');
+      const trailing = token.text.slice(body.length);
+      if (body) this.modelText(body);
+      this.pendingSpace += trailing;
+      return;
+    }
+    if (token.kind === 'close') {
+      if (this.hiding === token.tag) {
+        this.hiding = undefined;
+        this.pendingSpace = '';
+      } else if (!this.hiding) {
+        this.modelText(this.highlight(token.raw));
+      }
+      return;
+    }
+    // An opening tag closes a section left open (models forget closing tags).
+    this.hiding = undefined;
+    const skipCode = token.tag === 'Code' && this.codeBlocksToSkip > 0;
+    if (token.tag === 'Execute' || token.tag === 'File' || skipCode) {
+      if (skipCode) this.codeBlocksToSkip -= 1;
+      this.hiding = token.tag;
+      this.pendingSpace = '';
+      return;
+    }
+    if (token.tag === 'Code') this.codeStreamed = true;
+    this.modelText(this.highlight(token.raw));
+  }
+
+  /** Writes visible model text, with the whitespace held before it. */
+  private modelText(text: string): void {
+    if (!this.afterStatusLine) this.text(this.pendingSpace);
+    this.pendingSpace = '';
+    this.text(text);
+  }
+
+  /** Writes out a tag cut at the end of the last delta, if the stream stopped inside it. */
+  private flushText(): void {
+    for (const token of this.scanner.flush()) this.token(token);
+    this.pendingSpace = '';
+  }
+
+  private code(language: string, code: string): void {
+    const lines = code.replace(/\s+$/, '').split('\n');
+    this.line(this.paint('dim', `── ${language} ──`));
+    for (const line of lines.slice(0, this.maxCodeLines)) this.line(line);
+    const more = lines.length - this.maxCodeLines;
+    if (more > 0) this.line(this.paint('dim', `   … ${more} more line${more === 1 ? '' : 's'}`));
+  }
+
+  private highlight(tag: string): string {
+    return this.paint('bold', tag);
   }
 
   private paint(style: keyof typeof STYLE, text: string): string {
@@ -89,11 +177,14 @@ export class TerminalPrinter {
   private text(text: string): void {
     if (!text) return;
     this.write(text);
-    this.atLineStart = text.endsWith('\n');
+    this.atLineStart = text.endsWith('\n') || text.endsWith(`\n${STYLE.reset}`);
+    this.afterStatusLine = false;
   }
 
   private line(text: string): void {
     this.write(`${this.atLineStart ? '' : '\n'}${text}\n`);
     this.atLineStart = true;
+    this.afterStatusLine = true;
+    this.pendingSpace = '';
   }
 }

@@ -1,0 +1,161 @@
+import { randomBytes } from 'node:crypto';
+import { join, relative } from 'node:path';
+import type { AgentEvent } from '../../../agent/events.ts';
+import { runAnalysis } from '../../../agent/run-analysis.ts';
+import { parseDisallowedTools } from '../../../agent/tools/definitions.ts';
+import { InvalidInputError } from '../../../errors/index.ts';
+import { UnknownModelError } from '../../../llm/errors/unknown-model-error.ts';
+import type { LanguageModel, ModelEntry } from '../../../llm/model.ts';
+import { loadModelRegistry } from '../../../llm/registry.ts';
+import { createDockerSandbox } from '../../../sandbox/docker/manager.ts';
+import { parseFlags } from '../../args.ts';
+import { EXIT } from '../../exit-codes.ts';
+import type { CommandIO } from '../../io.ts';
+import { TerminalPrinter } from '../../render/terminal-printer.ts';
+import { checkInputFiles, fillWorkspace, type InputFile } from './inputs.ts';
+import { createOutputFolder } from './output-folder.ts';
+import { EventLog, outputFolderLink, type RunFiles, WORKSPACE_FOLDER, writeRunFiles } from './run-files.ts';
+
+export const usage =
+  'analyst run FILE… --question TEXT [--model ID] [--out DIR] [--models FILE] [--stateful] [--json]';
+
+export const summary =
+  'one-shot analysis: copy FILEs into a new folder, answer the question, write report, notebook and artifacts there';
+
+type RunEnd = Extract<AgentEvent, { type: 'run-end' }>;
+
+/**
+ * `analyst run`: checks everything it was given before writing anything, makes the output
+ * folder (DIR/workspace holds the copied files and what the analysis makes), runs one
+ * analysis in a session sandbox on that workspace while streaming it to the terminal (or
+ * as JSON lines with --json), then writes the transcript, answer, reports and notebook.
+ * Exit: 0 completed, 1 failed or capped, 69 sandbox unavailable, 130 cancelled (Ctrl-C).
+ */
+export async function run(argv: string[], io: CommandIO): Promise<number> {
+  const { values, positionals } = parseFlags(
+    argv,
+    {
+      question: { type: 'string', short: 'q' },
+      model: { type: 'string' },
+      out: { type: 'string' },
+      models: { type: 'string' },
+      stateful: { type: 'boolean' },
+      json: { type: 'boolean' },
+    },
+    usage,
+  );
+  if (positionals.length === 0)
+    throw new InvalidInputError(`give at least one data file to analyse\nusage: ${usage}`, { param: 'file' });
+  const question = values.question?.trim();
+  if (!question)
+    throw new InvalidInputError(
+      `--question TEXT is required: what should the analysis answer?\nusage: ${usage}`,
+      {
+        param: 'question',
+      },
+    );
+  const inputs = await checkInputFiles(positionals);
+  const { entry, model } = pickModel(io, values.model, values.models);
+  const dir = await createOutputFolder(values.out, new Date());
+  const workspaceDir = join(dir, WORKSPACE_FOLDER);
+  await fillWorkspace(workspaceDir, inputs);
+
+  const log = await EventLog.create(join(dir, 'events.jsonl'));
+  const printer = new TerminalPrinter(io.stdout, io.color ?? false);
+  const say = values.json ? io.stderr : io.stdout;
+  say(`analyst run: ${entry.id} on ${inputs.length} file(s) → ${shown(dir)}\n`);
+
+  const events: AgentEvent[] = [];
+  const sandbox = await createDockerSandbox({ reapIntervalMs: 0 });
+  try {
+    const stream = runAnalysis({
+      model,
+      protocol: entry.protocol,
+      messages: [{ role: 'user', content: question }],
+      sandbox,
+      session: {
+        id: `cli-run-${randomBytes(6).toString('hex')}`,
+        workspaceDir,
+        stateful: values.stateful ?? false,
+      },
+      disallowedTools: parseDisallowedTools(io.env.DISALLOWED_TOOLS),
+      fileUrl: outputFolderLink,
+      abortSignal: io.abortSignal,
+    });
+    for await (const event of stream) {
+      events.push(event);
+      await log.append(event);
+      if (values.json) io.stdout(`${JSON.stringify(event)}\n`);
+      else printer.print(event);
+    }
+  } finally {
+    await log.close();
+    await sandbox.close();
+  }
+
+  const end = events.findLast((e): e is RunEnd => e.type === 'run-end');
+  if (!end) throw new Error('the analysis ended without a run-end event');
+  const files = await writeRunFiles(dir, events);
+  say(whereItWent(dir, files, inputs, events));
+  const unavailable = unavailableMessage(events);
+  if (unavailable && end.status !== 'cancelled')
+    io.stderr(`analyst run: the sandbox was unavailable: ${unavailable}\n`);
+  return exitCodeFor(end, unavailable !== undefined);
+}
+
+/** The model named by --model, else the registry's default (the offline analyst when none is configured). */
+function pickModel(
+  io: CommandIO,
+  id: string | undefined,
+  modelsFile: string | undefined,
+): { entry: ModelEntry; model: LanguageModel | undefined } {
+  const registry = loadModelRegistry({ env: io.env, file: modelsFile });
+  let entry: ModelEntry;
+  try {
+    entry = id === undefined ? registry.default() : registry.get(id);
+  } catch (error) {
+    if (error instanceof UnknownModelError)
+      throw new InvalidInputError(`${error.message}; pick one with --model`, {
+        param: 'model',
+        cause: error,
+      });
+    throw error;
+  }
+  return { entry, model: entry.protocol === 'offline' ? undefined : registry.languageModel(entry.id) };
+}
+
+/** The sandbox's explanation when any cell could not run because it was unavailable. */
+function unavailableMessage(events: AgentEvent[]): string | undefined {
+  for (const event of events) {
+    if (event.type === 'execution-end' && event.result.status === 'unavailable')
+      return event.result.message ?? 'no sandbox could be started (try `analyst sandbox doctor`)';
+  }
+  return undefined;
+}
+
+function exitCodeFor(end: RunEnd, sandboxUnavailable: boolean): number {
+  if (end.status === 'cancelled') return EXIT.interrupted;
+  if (sandboxUnavailable) return EXIT.unavailable;
+  return end.status === 'completed' ? EXIT.ok : EXIT.failure;
+}
+
+function whereItWent(dir: string, files: RunFiles, inputs: InputFile[], events: AgentEvent[]): string {
+  const at = (name: string) => shown(join(dir, name));
+  const made = new Set(events.flatMap((e) => (e.type === 'artifact-created' ? [e.artifact.path] : []))).size;
+  const lines = [
+    `\nresults in ${shown(dir)}`,
+    files.answer ? `  answer      ${at(files.answer)}` : '  answer      (none: the run ended without one)',
+    `  report      ${at(files.reportMarkdown)}, ${at(files.reportHtml)}`,
+    `  notebook    ${at(files.notebook)}`,
+    `  transcript  ${at(files.transcript)}`,
+    `  events      ${at('events.jsonl')}`,
+    `  files       ${at(WORKSPACE_FOLDER)}/ (${inputs.length} input file(s), ${made} written by the analysis)`,
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/** A path as the person typed it would look: relative to here when below here. */
+function shown(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel && !rel.startsWith('..') ? `./${rel}` : path;
+}

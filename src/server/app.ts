@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto';
+import cors from '@fastify/cors';
+import multipart from '@fastify/multipart';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { ownerOf } from './auth.ts';
+import type { AppDeps } from './deps.ts';
+import { OPENAPI_DOCUMENT } from './openapi.ts';
+import { registerAdminRoutes } from './routes/admin.ts';
+import { registerChatRoutes } from './routes/chat-completions.ts';
+import { registerExecRoutes } from './routes/exec.ts';
+import { registerFileRoutes } from './routes/files.ts';
+import { registerHealthRoutes } from './routes/health.ts';
+import { registerModelRoutes } from './routes/models.ts';
+import { registerReportRoutes } from './routes/reports.ts';
+import { registerThreadFileRoutes } from './routes/thread-files.ts';
+import { registerThreadRoutes } from './routes/threads.ts';
+import { toWireError, wire } from './wire-error.ts';
+
+export interface AppOptions {
+  /** pino options, or false for no logs (tests). */
+  logger?: boolean | { level: string };
+}
+
+/** The HTTP API of SPEC §5 on Fastify; every failure leaves as OpenAI's error shape. */
+export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? { level: deps.config.logLevel },
+    bodyLimit: deps.config.maxBodyBytes,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => `req-${randomBytes(8).toString('hex')}`,
+    routerOptions: { maxParamLength: 1024 },
+  });
+  app.decorateRequest('owner', '');
+  if (deps.config.corsOrigins.length) {
+    await app.register(cors, {
+      origin: deps.config.corsOrigins,
+      credentials: false,
+      exposedHeaders: ['x-request-id'],
+    });
+  }
+  await app.register(multipart, {
+    limits: { fileSize: deps.config.maxUploadBytes, files: 1, fields: 10, fieldSize: 1024 * 1024, parts: 12 },
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    if (request.url.startsWith('/v1/'))
+      request.owner = ownerOf(request.headers.authorization, deps.config.keys);
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const { status, body } = toWireError(error);
+    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    if (reply.sent || reply.raw.headersSent) return;
+    reply.code(status).send(body);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    reply
+      .code(404)
+      .send(
+        wire(
+          `no route ${request.method} ${request.url.split('?')[0]}`,
+          'invalid_request_error',
+          null,
+          'not_found',
+        ),
+      );
+  });
+
+  app.get('/openapi.json', async () => OPENAPI_DOCUMENT);
+  registerHealthRoutes(app, deps);
+  registerModelRoutes(app, deps);
+  registerFileRoutes(app, deps);
+  registerChatRoutes(app, deps);
+  registerThreadRoutes(app, deps);
+  registerThreadFileRoutes(app, deps);
+  registerReportRoutes(app, deps);
+  registerExecRoutes(app, deps);
+  registerAdminRoutes(app, deps);
+  return app;
+}

@@ -1,0 +1,134 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { resolve } from 'node:path';
+import { parseDisallowedTools } from '../agent/tools/definitions.ts';
+import { ConfigurationError } from '../errors/index.ts';
+
+/** Everything `analyst serve` needs, from flags and environment variables (documented in the README). */
+export interface ServerConfig {
+  /** Default 127.0.0.1. */
+  host: string;
+  /** Default 8200 (DeepAnalyze's port). */
+  port: number;
+  /** SQLite database, uploaded files and workspaces live here. Default ./data. */
+  dataDir: string;
+  /** sha256(key) → owner id; empty means open mode (loopback only). */
+  keys: Map<string, string>;
+  /** Origins allowed by CORS; empty means no CORS headers. */
+  corsOrigins: string[];
+  /** Largest JSON body. Default 16 MiB. */
+  maxBodyBytes: number;
+  /** Largest uploaded file. Default 512 MiB. */
+  maxUploadBytes: number;
+  /** Warm sandboxes kept ready. Default 1 session, 1 ephemeral. */
+  pool: { session: number; ephemeral: number };
+  disallowedTools: Set<string>;
+  /** Base URL used in file links; default: from each request's Host. */
+  publicUrl: string | undefined;
+  logLevel: string;
+}
+
+export interface ServeFlags {
+  host?: string;
+  port?: number;
+  dataDir?: string;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+export function loadServerConfig(flags: ServeFlags, env: Record<string, string | undefined>): ServerConfig {
+  const host = flags.host ?? env.ANALYST_HOST ?? '127.0.0.1';
+  if (host !== 'localhost' && isIP(host) === 0) {
+    throw new ConfigurationError(
+      `--host ${host} is not an IP address (use 127.0.0.1, 0.0.0.0 or an interface address)`,
+    );
+  }
+  const port = flags.port ?? integer(env.ANALYST_PORT, 'ANALYST_PORT', 8200, 0, 65535);
+  const keys = loadKeys(env);
+  if (keys.size === 0 && !LOOPBACK.has(host)) {
+    throw new ConfigurationError(
+      `refusing to serve on ${host} without API keys: anyone who can reach it could run code. ` +
+        'Set ANALYST_API_KEYS (comma-separated) or ANALYST_API_KEYS_FILE, or bind to 127.0.0.1 for local open mode',
+    );
+  }
+  return {
+    host,
+    port,
+    dataDir: resolve(flags.dataDir ?? env.ANALYST_DATA_DIR ?? 'data'),
+    keys,
+    corsOrigins: (env.ANALYST_CORS_ORIGINS ?? '')
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
+    maxBodyBytes: integer(
+      env.ANALYST_MAX_BODY_BYTES,
+      'ANALYST_MAX_BODY_BYTES',
+      16 * 1024 * 1024,
+      1024,
+      2 ** 31,
+    ),
+    maxUploadBytes: integer(
+      env.ANALYST_MAX_UPLOAD_BYTES,
+      'ANALYST_MAX_UPLOAD_BYTES',
+      512 * 1024 * 1024,
+      1,
+      2 ** 40,
+    ),
+    pool: {
+      session: integer(env.ANALYST_POOL_SESSION, 'ANALYST_POOL_SESSION', 1, 0, 32),
+      ephemeral: integer(env.ANALYST_POOL_EPHEMERAL, 'ANALYST_POOL_EPHEMERAL', 1, 0, 32),
+    },
+    disallowedTools: parseDisallowedTools(env.DISALLOWED_TOOLS),
+    publicUrl: env.ANALYST_PUBLIC_URL?.replace(/\/+$/, '') || undefined,
+    logLevel: env.ANALYST_LOG_LEVEL ?? 'info',
+  };
+}
+
+/** Keys from ANALYST_API_KEYS (comma-separated) and ANALYST_API_KEYS_FILE (one per line, # comments). */
+function loadKeys(env: Record<string, string | undefined>): Map<string, string> {
+  const keys: string[] = (env.ANALYST_API_KEYS ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
+  if (env.ANALYST_API_KEYS_FILE) {
+    let text: string;
+    try {
+      text = readFileSync(env.ANALYST_API_KEYS_FILE, 'utf8');
+    } catch (error) {
+      throw new ConfigurationError(
+        `ANALYST_API_KEYS_FILE=${env.ANALYST_API_KEYS_FILE} cannot be read: ${(error as NodeJS.ErrnoException).code}`,
+      );
+    }
+    for (const line of text.split('\n')) {
+      const key = line.replace(/#.*/, '').trim();
+      if (key) keys.push(key);
+    }
+  }
+  const map = new Map<string, string>();
+  for (const key of keys) {
+    if (key.length < 16) throw new ConfigurationError('API keys must be at least 16 characters long');
+    const digest = sha256(key);
+    map.set(digest, `key-${digest.slice(0, 16)}`);
+  }
+  return map;
+}
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+function integer(
+  value: string | undefined,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (value === undefined || value.trim() === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+    throw new ConfigurationError(`${name}=${value} must be a whole number from ${min} to ${max}`);
+  }
+  return parsed;
+}

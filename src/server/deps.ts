@@ -1,0 +1,27 @@
+import type { ModelRegistry } from '../llm/registry.ts';
+import type { DockerSandboxManager } from '../sandbox/docker/manager.ts';
+import type { Store } from '../store/store.ts';
+import type { ServerConfig } from './config.ts';
+import type { FileStorage } from './services/file-storage.ts';
+import type { ReportService } from './services/report-service.ts';
+import type { RunManager } from './services/run-manager.ts';
+import type { ThreadService } from './services/thread-service.ts';
+
+/** What the routes use; built once by `createService`, injected so tests can build their own. */
+export interface AppDeps {
+  config: ServerConfig;
+  store: Store;
+  sandbox: DockerSandboxManager;
+  registry: ModelRegistry;
+  files: FileStorage;
+  threads: ThreadService;
+  runs: RunManager;
+  reports: ReportService;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The API key's owner id, or `local` in open mode. Set for every /v1 route. */
+    owner: string;
+  }
+}

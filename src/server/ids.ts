@@ -1,0 +1,11 @@
+import { randomBytes } from 'node:crypto';
+
+/** Ids as DeepAnalyze's API makes them: a prefix and 24 hex digits, e.g. `thread-…`, `file-…`. */
+export function newId(prefix: 'thread' | 'file' | 'msg' | 'run' | 'chatcmpl'): string {
+  return `${prefix}-${randomBytes(12).toString('hex')}`;
+}
+
+export const ID_PATTERN = {
+  thread: /^thread-[0-9a-f]{24}$/,
+  file: /^file-[0-9a-f]{24}$/,
+};

@@ -1,0 +1,41 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { InvalidInputError } from '../../errors/index.ts';
+import type { AppDeps } from '../deps.ts';
+
+const CleanupBody = z
+  .object({
+    older_than_hours: z
+      .number()
+      .min(0)
+      .max(24 * 3650)
+      .optional(),
+  })
+  .strict();
+
+/** Operations on the caller's own threads, and the sandbox's state. */
+export function registerAdminRoutes(app: FastifyInstance, deps: AppDeps): void {
+  app.get('/v1/admin/threads-stats', async (request) => ({
+    ...(await deps.store.stats(request.owner)),
+    active_runs: deps.runs.running,
+  }));
+
+  app.post('/v1/admin/cleanup-threads', async (request) => {
+    const parsed = CleanupBody.safeParse(request.body ?? {});
+    if (!parsed.success)
+      throw new InvalidInputError(`older_than_hours: ${parsed.error.issues[0]!.message}`, {
+        param: 'older_than_hours',
+      });
+    const hours = parsed.data.older_than_hours ?? 24;
+    const stale = await deps.store.staleThreads(request.owner, Date.now() - hours * 3600_000);
+    const deleted: string[] = [];
+    for (const thread of stale) {
+      if (deps.runs.isBusy(thread.id)) continue;
+      await deps.threads.delete(thread);
+      deleted.push(thread.id);
+    }
+    return { deleted, older_than_hours: hours };
+  });
+
+  app.get('/v1/admin/sandbox', async () => deps.sandbox.status());
+}

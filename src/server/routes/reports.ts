@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify';
+import { InvalidInputError } from '../../errors/index.ts';
+import type { AppDeps } from '../deps.ts';
+import type { ReportFormat } from '../services/report-service.ts';
+import { contentDisposition } from './files.ts';
+
+const TYPES: Record<ReportFormat, string> = {
+  md: 'text/markdown; charset=utf-8',
+  html: 'text/html; charset=utf-8',
+  pdf: 'application/pdf',
+};
+
+/** A thread's report (Markdown, self-contained HTML, PDF) and notebook, rendered from its events. */
+export function registerReportRoutes(app: FastifyInstance, deps: AppDeps): void {
+  app.get<{ Params: { id: string }; Querystring: { format?: string } }>(
+    '/v1/threads/:id/report',
+    async (request, reply) => {
+      const format = (request.query.format ?? 'md') as ReportFormat;
+      if (!(format in TYPES))
+        throw new InvalidInputError('format must be md, html or pdf', { param: 'format' });
+      const thread = await deps.threads.get(request.owner, request.params.id);
+      const body = await deps.reports.report(thread, format);
+      return reply
+        .type(TYPES[format])
+        .header(
+          'content-disposition',
+          contentDisposition(`report.${format}`).replace(
+            /^attachment/,
+            format === 'md' ? 'attachment' : 'inline',
+          ),
+        )
+        .header('content-security-policy', "default-src 'none'; img-src data:; style-src 'unsafe-inline'")
+        .send(body);
+    },
+  );
+
+  app.get<{ Params: { id: string } }>('/v1/threads/:id/notebook', async (request, reply) => {
+    const thread = await deps.threads.get(request.owner, request.params.id);
+    return reply
+      .type('application/x-ipynb+json')
+      .header('content-disposition', contentDisposition('analysis.ipynb'))
+      .send(await deps.reports.notebook(thread));
+  });
+}

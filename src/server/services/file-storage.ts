@@ -1,0 +1,72 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { PayloadTooLargeError } from '../../errors/index.ts';
+
+/** Uploaded files' bytes, one file per id in a directory (metadata lives in the store). */
+export class FileStorage {
+  constructor(private readonly dir: string) {}
+
+  async init(): Promise<void> {
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+  }
+
+  path(id: string): string {
+    return join(this.dir, id);
+  }
+
+  /**
+   * Streams `source` to disk under `id`, hashing as it goes. Over `maxBytes` the partial
+   * file is removed and PayloadTooLargeError thrown: nothing half-written remains.
+   */
+  async save(
+    id: string,
+    source: Readable,
+    maxBytes: number,
+    truncated?: () => boolean,
+  ): Promise<{ bytes: number; sha256: string }> {
+    const temporary = join(this.dir, `.upload-${randomBytes(8).toString('hex')}`);
+    const hash = createHash('sha256');
+    let bytes = 0;
+    try {
+      await pipeline(
+        source,
+        async function* (chunks: AsyncIterable<Buffer>) {
+          for await (const chunk of chunks) {
+            bytes += chunk.length;
+            if (bytes > maxBytes)
+              throw new PayloadTooLargeError(`the file is larger than the ${maxBytes}-byte upload limit`);
+            hash.update(chunk);
+            yield chunk;
+          }
+        },
+        createWriteStream(temporary, { mode: 0o600 }),
+      );
+      if (truncated?.())
+        throw new PayloadTooLargeError(`the file is larger than the ${maxBytes}-byte upload limit`);
+      await rename(temporary, this.path(id));
+      return { bytes, sha256: hash.digest('hex') };
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+  }
+
+  open(id: string): Readable {
+    return createReadStream(this.path(id));
+  }
+
+  async exists(id: string): Promise<boolean> {
+    return stat(this.path(id)).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  async delete(id: string): Promise<void> {
+    await rm(this.path(id), { force: true });
+  }
+}

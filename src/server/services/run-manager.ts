@@ -1,0 +1,146 @@
+import type { AgentEvent } from '../../agent/events.ts';
+import { runAnalysis } from '../../agent/run-analysis.ts';
+import { ConflictError } from '../../errors/index.ts';
+import type { ChatMessage, LanguageModel, ModelEntry } from '../../llm/model.ts';
+import type { SandboxManager } from '../../sandbox/sandbox.ts';
+import type { Store, ThreadRecord } from '../../store/store.ts';
+import { newId } from '../ids.ts';
+
+export interface StartRun {
+  thread: ThreadRecord;
+  /** The conversation for the model; the last user message is the question. */
+  conversation: ChatMessage[];
+  entry: ModelEntry;
+  model: LanguageModel | undefined;
+  fileUrl: (path: string) => string;
+  /** The client went away or asked to stop. */
+  abortSignal?: AbortSignal;
+}
+
+interface ActiveRun {
+  runId: string;
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+/**
+ * Runs analyses for threads, one at a time per thread, storing every event as it happens
+ * (so a run can be replayed after a restart) and the assistant's transcript at the end.
+ */
+export class RunManager {
+  private readonly active = new Map<string, ActiveRun>();
+  private accepting = true;
+
+  constructor(
+    private readonly store: Store,
+    private readonly sandbox: SandboxManager,
+    private readonly options: {
+      disallowedTools: Set<string>;
+      /** Called after a run ended and was stored (e.g. to write reports). */
+      afterRun?: (thread: ThreadRecord) => Promise<void>;
+      onError?: (error: unknown) => void;
+    },
+  ) {}
+
+  isBusy(threadId: string): boolean {
+    return this.active.has(threadId);
+  }
+
+  /** Throws ConflictError when the thread has a run going (or the server is stopping). */
+  assertIdle(threadId: string): void {
+    if (!this.accepting) throw new ConflictError('the server is shutting down; try again shortly');
+    if (this.active.has(threadId)) {
+      throw new ConflictError(`thread ${threadId} is already running an analysis; wait for it or cancel it`);
+    }
+  }
+
+  get running(): number {
+    return this.active.size;
+  }
+
+  /**
+   * Reserves the thread at once (ConflictError when it already has a run going) and returns
+   * the run's events; the caller must read them to the end (the run advances as they are
+   * read), also after cancelling, so that every event is stored.
+   */
+  start(run: StartRun): AsyncGenerator<AgentEvent, void> {
+    this.assertIdle(run.thread.id);
+    const runId = newId('run');
+    const controller = new AbortController();
+    let finish!: () => void;
+    this.active.set(run.thread.id, { runId, controller, done: new Promise((resolve) => (finish = resolve)) });
+    return this.execute(run, runId, controller, finish);
+  }
+
+  private async *execute(
+    run: StartRun,
+    runId: string,
+    controller: AbortController,
+    finish: () => void,
+  ): AsyncGenerator<AgentEvent, void> {
+    const onAbort = () => controller.abort();
+    run.abortSignal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      await this.store.createRun({
+        id: runId,
+        thread_id: run.thread.id,
+        model: run.entry.id,
+        protocol: run.entry.protocol,
+      });
+      let seq = 0;
+      for await (const event of runAnalysis({
+        model: run.model,
+        protocol: run.entry.protocol,
+        messages: run.conversation,
+        sandbox: this.sandbox,
+        session: { id: run.thread.id, workspaceDir: run.thread.workspace_dir },
+        abortSignal: controller.signal,
+        disallowedTools: this.options.disallowedTools,
+        fileUrl: run.fileUrl,
+        runId,
+      })) {
+        await this.store.appendEvent(runId, seq++, event);
+        if (event.type === 'run-end') {
+          await this.store.finishRun(runId, {
+            status: event.status,
+            reason: event.reason ?? null,
+            usage: event.usage,
+            answer: event.answer ?? null,
+          });
+          await this.store.addMessage({
+            id: newId('msg'),
+            thread_id: run.thread.id,
+            role: 'assistant',
+            content: event.transcript,
+            file_ids: [],
+            run_id: runId,
+          });
+          await this.store.touchThread(run.thread.id);
+        }
+        yield event;
+      }
+    } finally {
+      run.abortSignal?.removeEventListener('abort', onAbort);
+      this.active.delete(run.thread.id);
+      finish();
+      if (this.options.afterRun)
+        await this.options.afterRun(run.thread).catch((e) => this.options.onError?.(e));
+    }
+  }
+
+  /** Stops the thread's running analysis (its cell is killed); false when none runs. */
+  cancel(threadId: string): boolean {
+    const run = this.active.get(threadId);
+    if (!run) return false;
+    run.controller.abort();
+    return true;
+  }
+
+  /** Refuses new runs, cancels the running ones and waits (up to `timeoutMs`) for them to end. */
+  async shutdown(timeoutMs = 10_000): Promise<void> {
+    this.accepting = false;
+    const runs = [...this.active.values()];
+    for (const run of runs) run.controller.abort();
+    await Promise.race([Promise.all(runs.map((r) => r.done)), new Promise((r) => setTimeout(r, timeoutMs))]);
+  }
+}

@@ -1,0 +1,82 @@
+import type { ServerResponse } from 'node:http';
+
+/**
+ * Server-sent events on a raw response, as OpenAI streams them (`data: {json}\n\n`, then
+ * `data: [DONE]`). Honours backpressure; a failed write or a closed connection counts as the
+ * client going away (`closed`, and `onClose` fires once) — never a silent loss.
+ */
+export class SseStream {
+  private closedByPeer = false;
+  private readonly closeListeners: Array<() => void> = [];
+
+  constructor(
+    private readonly response: ServerResponse,
+    headers: Record<string, string> = {},
+  ) {
+    response.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+      ...headers,
+    });
+    response.flushHeaders();
+    response.socket?.setNoDelay(true);
+    const onClose = () => {
+      if (!response.writableFinished) this.markClosed();
+    };
+    response.on('close', onClose);
+    response.on('error', () => this.markClosed());
+  }
+
+  get closed(): boolean {
+    return this.closedByPeer;
+  }
+
+  onClose(listener: () => void): void {
+    if (this.closedByPeer) listener();
+    else this.closeListeners.push(listener);
+  }
+
+  /** Sends one event; resolves when the socket can take more. */
+  async send(data: unknown): Promise<void> {
+    await this.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+  }
+
+  async done(): Promise<void> {
+    await this.write('data: [DONE]\n\n');
+    if (!this.closedByPeer) this.response.end();
+  }
+
+  private write(text: string): Promise<void> {
+    if (this.closedByPeer) return Promise.resolve();
+    return new Promise((resolve) => {
+      let ok: boolean;
+      try {
+        ok = this.response.write(text, (error) => {
+          if (error) this.markClosed();
+        });
+      } catch {
+        this.markClosed();
+        resolve();
+        return;
+      }
+      if (ok) resolve();
+      else {
+        const settle = () => {
+          this.response.off('drain', settle);
+          this.response.off('close', settle);
+          resolve();
+        };
+        this.response.once('drain', settle);
+        this.response.once('close', settle);
+      }
+    });
+  }
+
+  private markClosed(): void {
+    if (this.closedByPeer) return;
+    this.closedByPeer = true;
+    for (const listener of this.closeListeners.splice(0)) listener();
+  }
+}

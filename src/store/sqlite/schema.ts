@@ -1,0 +1,55 @@
+/** The SQLite schema, applied in order; `PRAGMA user_version` records how far a database got. */
+export const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE files (
+     id TEXT PRIMARY KEY,
+     owner TEXT NOT NULL,
+     filename TEXT NOT NULL,
+     purpose TEXT NOT NULL,
+     bytes INTEGER NOT NULL,
+     sha256 TEXT NOT NULL,
+     created_at INTEGER NOT NULL
+   );
+   CREATE INDEX files_owner ON files (owner, created_at);
+   CREATE TABLE threads (
+     id TEXT PRIMARY KEY,
+     owner TEXT NOT NULL,
+     workspace_dir TEXT NOT NULL,
+     title TEXT,
+     metadata TEXT NOT NULL DEFAULT '{}',
+     created_at INTEGER NOT NULL,
+     updated_at INTEGER NOT NULL
+   );
+   CREATE INDEX threads_owner ON threads (owner, created_at);
+   CREATE TABLE messages (
+     id TEXT PRIMARY KEY,
+     thread_id TEXT NOT NULL REFERENCES threads (id) ON DELETE CASCADE,
+     role TEXT NOT NULL,
+     content TEXT NOT NULL,
+     file_ids TEXT NOT NULL DEFAULT '[]',
+     run_id TEXT,
+     created_at INTEGER NOT NULL,
+     seq INTEGER NOT NULL
+   );
+   CREATE INDEX messages_thread ON messages (thread_id, seq);
+   CREATE TABLE runs (
+     id TEXT PRIMARY KEY,
+     thread_id TEXT NOT NULL REFERENCES threads (id) ON DELETE CASCADE,
+     model TEXT NOT NULL,
+     protocol TEXT NOT NULL,
+     status TEXT NOT NULL,
+     reason TEXT,
+     usage TEXT NOT NULL DEFAULT '{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}',
+     answer TEXT,
+     created_at INTEGER NOT NULL,
+     finished_at INTEGER
+   );
+   CREATE INDEX runs_thread ON runs (thread_id, created_at);
+   CREATE INDEX runs_status ON runs (status);
+   CREATE TABLE events (
+     run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+     seq INTEGER NOT NULL,
+     type TEXT NOT NULL,
+     body TEXT NOT NULL,
+     PRIMARY KEY (run_id, seq)
+   ) WITHOUT ROWID;`,
+];

@@ -1,0 +1,285 @@
+import Database from 'better-sqlite3';
+import type { AgentEvent } from '../../agent/events.ts';
+import type {
+  FileRecord,
+  MessageRecord,
+  Page,
+  RunRecord,
+  Store,
+  StoredRunStatus,
+  ThreadRecord,
+  ThreadStats,
+} from '../store.ts';
+import { MIGRATIONS } from './schema.ts';
+
+type Row = Record<string, unknown>;
+
+/**
+ * The embedded store: one SQLite database in WAL mode. better-sqlite3 is synchronous; each
+ * statement is short, and a committed write survives a killed process (WAL, NORMAL sync).
+ */
+export class SqliteStore implements Store {
+  private readonly db: Database.Database;
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(
+    path: string,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.db = new Database(path);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('foreign_keys = ON');
+    this.db.pragma('busy_timeout = 5000');
+    this.migrate();
+  }
+
+  private migrate(): void {
+    const version = this.db.pragma('user_version', { simple: true }) as number;
+    for (let index = version; index < MIGRATIONS.length; index++) {
+      this.db.transaction(() => {
+        this.db.exec(MIGRATIONS[index]!);
+        this.db.pragma(`user_version = ${index + 1}`);
+      })();
+    }
+  }
+
+  private statement(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  async createFile(record: Omit<FileRecord, 'created_at'>): Promise<FileRecord> {
+    const full = { ...record, created_at: this.now() };
+    this.statement(
+      'INSERT INTO files (id, owner, filename, purpose, bytes, sha256, created_at) VALUES (@id, @owner, @filename, @purpose, @bytes, @sha256, @created_at)',
+    ).run(full);
+    return full;
+  }
+
+  async getFile(owner: string, id: string): Promise<FileRecord | undefined> {
+    return this.statement('SELECT * FROM files WHERE id = ? AND owner = ?').get(id, owner) as
+      | FileRecord
+      | undefined;
+  }
+
+  async listFiles(owner: string, page: Page & { purpose?: string }): Promise<FileRecord[]> {
+    const cursor = page.after
+      ? (this.statement('SELECT created_at, id FROM files WHERE id = ? AND owner = ?').get(
+          page.after,
+          owner,
+        ) as Row | undefined)
+      : undefined;
+    return this.statement(
+      `SELECT * FROM files WHERE owner = @owner AND (@purpose IS NULL OR purpose = @purpose)
+         AND (@at IS NULL OR created_at < @at OR (created_at = @at AND id < @id))
+       ORDER BY created_at DESC, id DESC LIMIT @limit`,
+    ).all({
+      owner,
+      purpose: page.purpose ?? null,
+      at: cursor?.created_at ?? null,
+      id: cursor?.id ?? null,
+      limit: page.limit,
+    }) as FileRecord[];
+  }
+
+  async deleteFile(owner: string, id: string): Promise<boolean> {
+    return this.statement('DELETE FROM files WHERE id = ? AND owner = ?').run(id, owner).changes > 0;
+  }
+
+  async createThread(record: Omit<ThreadRecord, 'created_at' | 'updated_at'>): Promise<ThreadRecord> {
+    const at = this.now();
+    const full = { ...record, created_at: at, updated_at: at };
+    this.statement(
+      'INSERT INTO threads (id, owner, workspace_dir, title, metadata, created_at, updated_at) VALUES (@id, @owner, @workspace_dir, @title, @metadata, @created_at, @updated_at)',
+    ).run({ ...full, metadata: JSON.stringify(full.metadata) });
+    return full;
+  }
+
+  async getThread(owner: string, id: string): Promise<ThreadRecord | undefined> {
+    const row = this.statement('SELECT * FROM threads WHERE id = ? AND owner = ?').get(id, owner) as
+      | Row
+      | undefined;
+    return row ? threadOf(row) : undefined;
+  }
+
+  async listThreads(owner: string, page: Page): Promise<ThreadRecord[]> {
+    const cursor = page.after
+      ? (this.statement('SELECT created_at, id FROM threads WHERE id = ? AND owner = ?').get(
+          page.after,
+          owner,
+        ) as Row | undefined)
+      : undefined;
+    const rows = this.statement(
+      `SELECT * FROM threads WHERE owner = @owner AND (@at IS NULL OR created_at < @at OR (created_at = @at AND id < @id))
+       ORDER BY created_at DESC, id DESC LIMIT @limit`,
+    ).all({ owner, at: cursor?.created_at ?? null, id: cursor?.id ?? null, limit: page.limit }) as Row[];
+    return rows.map(threadOf);
+  }
+
+  async deleteThread(owner: string, id: string): Promise<boolean> {
+    return this.statement('DELETE FROM threads WHERE id = ? AND owner = ?').run(id, owner).changes > 0;
+  }
+
+  async touchThread(id: string, title?: string): Promise<void> {
+    this.statement('UPDATE threads SET updated_at = ?, title = COALESCE(title, ?) WHERE id = ?').run(
+      this.now(),
+      title ?? null,
+      id,
+    );
+  }
+
+  async addMessage(record: Omit<MessageRecord, 'created_at'>): Promise<MessageRecord> {
+    const full = { ...record, created_at: this.now() };
+    this.statement(
+      `INSERT INTO messages (id, thread_id, role, content, file_ids, run_id, created_at, seq)
+       VALUES (@id, @thread_id, @role, @content, @file_ids, @run_id, @created_at,
+               (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE thread_id = @thread_id))`,
+    ).run({ ...full, file_ids: JSON.stringify(full.file_ids) });
+    return full;
+  }
+
+  async listMessages(threadId: string): Promise<MessageRecord[]> {
+    const rows = this.statement('SELECT * FROM messages WHERE thread_id = ? ORDER BY seq').all(
+      threadId,
+    ) as Row[];
+    return rows.map((row) => ({
+      id: row.id as string,
+      thread_id: row.thread_id as string,
+      role: row.role as MessageRecord['role'],
+      content: row.content as string,
+      file_ids: JSON.parse(row.file_ids as string) as string[],
+      run_id: (row.run_id as string | null) ?? null,
+      created_at: row.created_at as number,
+    }));
+  }
+
+  async createRun(record: Pick<RunRecord, 'id' | 'thread_id' | 'model' | 'protocol'>): Promise<RunRecord> {
+    const full: RunRecord = {
+      ...record,
+      status: 'running',
+      reason: null,
+      usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+      answer: null,
+      created_at: this.now(),
+      finished_at: null,
+    };
+    this.statement(
+      "INSERT INTO runs (id, thread_id, model, protocol, status, created_at) VALUES (@id, @thread_id, @model, @protocol, 'running', @created_at)",
+    ).run(full);
+    return full;
+  }
+
+  async appendEvent(runId: string, seq: number, event: AgentEvent): Promise<void> {
+    this.statement('INSERT INTO events (run_id, seq, type, body) VALUES (?, ?, ?, ?)').run(
+      runId,
+      seq,
+      event.type,
+      JSON.stringify(event),
+    );
+  }
+
+  async finishRun(
+    runId: string,
+    end: Pick<RunRecord, 'status' | 'reason' | 'usage' | 'answer'>,
+  ): Promise<void> {
+    this.statement(
+      'UPDATE runs SET status = ?, reason = ?, usage = ?, answer = ?, finished_at = ? WHERE id = ?',
+    ).run(end.status, end.reason, JSON.stringify(end.usage), end.answer, this.now(), runId);
+  }
+
+  async getRun(id: string): Promise<RunRecord | undefined> {
+    const row = this.statement('SELECT * FROM runs WHERE id = ?').get(id) as Row | undefined;
+    return row ? runOf(row) : undefined;
+  }
+
+  async listRuns(threadId: string): Promise<RunRecord[]> {
+    return (
+      this.statement('SELECT * FROM runs WHERE thread_id = ? ORDER BY created_at, id').all(threadId) as Row[]
+    ).map(runOf);
+  }
+
+  async threadEvents(threadId: string): Promise<AgentEvent[]> {
+    const rows = this.statement(
+      'SELECT e.body FROM events e JOIN runs r ON r.id = e.run_id WHERE r.thread_id = ? ORDER BY r.created_at, r.id, e.seq',
+    ).all(threadId) as Row[];
+    return rows.map((row) => JSON.parse(row.body as string) as AgentEvent);
+  }
+
+  async markInterruptedRuns(): Promise<string[]> {
+    const ids = (this.statement("SELECT id FROM runs WHERE status = 'running'").all() as Row[]).map(
+      (r) => r.id as string,
+    );
+    if (ids.length) {
+      this.statement(
+        "UPDATE runs SET status = 'interrupted', reason = 'the server stopped while this run was in progress', finished_at = ? WHERE status = 'running'",
+      ).run(this.now());
+    }
+    return ids;
+  }
+
+  async stats(owner: string): Promise<ThreadStats> {
+    const one = (sql: string) => this.statement(sql).get(owner) as Row;
+    const runs = this.statement(
+      'SELECT r.status, COUNT(*) AS n FROM runs r JOIN threads t ON t.id = r.thread_id WHERE t.owner = ? GROUP BY r.status',
+    ).all(owner) as Row[];
+    const files = one('SELECT COUNT(*) AS n, COALESCE(SUM(bytes), 0) AS bytes FROM files WHERE owner = ?');
+    return {
+      threads: one('SELECT COUNT(*) AS n FROM threads WHERE owner = ?').n as number,
+      messages: one(
+        'SELECT COUNT(*) AS n FROM messages m JOIN threads t ON t.id = m.thread_id WHERE t.owner = ?',
+      ).n as number,
+      runs: Object.fromEntries(runs.map((r) => [r.status as string, r.n as number])),
+      files: files.n as number,
+      file_bytes: files.bytes as number,
+    };
+  }
+
+  async staleThreads(owner: string, before: number): Promise<ThreadRecord[]> {
+    return (
+      this.statement('SELECT * FROM threads WHERE owner = ? AND updated_at < ? ORDER BY updated_at').all(
+        owner,
+        before,
+      ) as Row[]
+    ).map(threadOf);
+  }
+
+  async ping(): Promise<void> {
+    this.statement('SELECT 1').get();
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}
+
+function threadOf(row: Row): ThreadRecord {
+  return {
+    id: row.id as string,
+    owner: row.owner as string,
+    workspace_dir: row.workspace_dir as string,
+    title: (row.title as string | null) ?? null,
+    metadata: JSON.parse(row.metadata as string) as Record<string, unknown>,
+    created_at: row.created_at as number,
+    updated_at: row.updated_at as number,
+  };
+}
+
+function runOf(row: Row): RunRecord {
+  return {
+    id: row.id as string,
+    thread_id: row.thread_id as string,
+    model: row.model as string,
+    protocol: row.protocol as string,
+    status: row.status as StoredRunStatus,
+    reason: (row.reason as string | null) ?? null,
+    usage: JSON.parse(row.usage as string) as RunRecord['usage'],
+    answer: (row.answer as string | null) ?? null,
+    created_at: row.created_at as number,
+    finished_at: (row.finished_at as number | null) ?? null,
+  };
+}

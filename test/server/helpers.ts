@@ -1,0 +1,107 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import type { ModelEntry, ProtocolName } from '../../src/llm/model.ts';
+import { ModelRegistry } from '../../src/llm/registry.ts';
+import type { ScriptInput } from '../../src/llm/scripted/script.ts';
+import { type ScriptedModel, startScriptedModel } from '../../src/llm/scripted/server.ts';
+import { loadServerConfig } from '../../src/server/config.ts';
+import { createService, type Service } from '../../src/server/service.ts';
+import { TEST_IMAGE } from '../helpers/sandbox.ts';
+
+export interface TestServer {
+  url: string;
+  service: Service;
+  scripted: ScriptedModel | undefined;
+  dataDir: string;
+  /** An official OpenAI client pointed at the server (optionally with an API key). */
+  client(apiKey?: string): OpenAI;
+  /** fetch against the server, with an optional key. */
+  fetch(path: string, init?: RequestInit & { key?: string }): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/**
+ * A real server on 127.0.0.1 (random port) with its own data directory, the real sandbox,
+ * and, when a script is given, a scripted vLLM-like model as its default model `scripted`.
+ */
+export async function startTestServer(
+  options: {
+    script?: ScriptInput;
+    protocol?: ProtocolName;
+    env?: Record<string, string>;
+    dataDir?: string;
+  } = {},
+): Promise<TestServer> {
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'analyst-server-')));
+  const scripted = options.script ? await startScriptedModel({ script: options.script }) : undefined;
+  const models: ModelEntry[] = scripted
+    ? [
+        {
+          id: 'scripted',
+          protocol: options.protocol ?? 'deepanalyze',
+          baseUrl: scripted.url,
+          upstreamModel: 'scripted',
+        },
+      ]
+    : [];
+  const config = loadServerConfig(
+    { host: '127.0.0.1', port: 0, dataDir },
+    {
+      ANALYST_POOL_SESSION: '0',
+      ANALYST_POOL_EPHEMERAL: '0',
+      PYTHON_SANDBOX_IMAGE: TEST_IMAGE,
+      ...options.env,
+    },
+  );
+  const service = await createService(config, {
+    registry: new ModelRegistry({ models }),
+    sandbox: { image: TEST_IMAGE, reapIntervalMs: 0 },
+    logger: false,
+  });
+  const url = await service.listen();
+  return {
+    url,
+    service,
+    scripted,
+    dataDir,
+    client: (apiKey = 'unused-in-open-mode') => new OpenAI({ baseURL: `${url}/v1`, apiKey, maxRetries: 0 }),
+    fetch: (path, init = {}) => {
+      const headers = new Headers(init.headers);
+      if (init.key) headers.set('authorization', `Bearer ${init.key}`);
+      return fetch(`${url}${path}`, { ...init, headers });
+    },
+    close: async () => {
+      await service.close();
+      await scripted?.close();
+      if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function json(response: Response): Promise<Record<string, unknown>> {
+  return (await response.json()) as Record<string, unknown>;
+}
+
+/** Asserts OpenAI's error shape and returns the error. */
+export async function expectError(
+  response: Response,
+  status: number,
+): Promise<{ message: string; type: string; param: string | null; code: string | null }> {
+  const body = (await response.json()) as {
+    error?: { message: string; type: string; param: string | null; code: string | null };
+  };
+  if (response.status !== status)
+    throw new Error(`expected HTTP ${status}, got ${response.status}: ${JSON.stringify(body)}`);
+  if (
+    !body.error ||
+    typeof body.error.message !== 'string' ||
+    !('param' in body.error) ||
+    !('code' in body.error) ||
+    typeof body.error.type !== 'string'
+  ) {
+    throw new Error(`not OpenAI's error shape: ${JSON.stringify(body)}`);
+  }
+  return body.error;
+}
