@@ -16,3 +16,4 @@ export type {
 } from './notebook-format.ts';
 export { DEFAULT_CHROMIUM_PATH, type PdfOptions, renderPdf } from './pdf.ts';
 export type { ReadArtifact, RunRecord } from './record.ts';
+export { prefixedReader, withArtifactPrefix } from './relocate.ts';

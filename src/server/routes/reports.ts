@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { InvalidInputError } from '../../errors/index.ts';
 import type { AppDeps } from '../deps.ts';
+import { baseUrl, threadFileUrl } from '../file-links.ts';
 import type { ReportFormat } from '../services/report-service.ts';
 import { contentDisposition } from './files.ts';
 
@@ -19,7 +20,12 @@ export function registerReportRoutes(app: FastifyInstance, deps: AppDeps): void 
       if (!(format in TYPES))
         throw new InvalidInputError('format must be md, html or pdf', { param: 'format' });
       const thread = await deps.threads.get(request.owner, request.params.id);
-      const body = await deps.reports.report(thread, format);
+      // Links in the report point at the thread's file downloads.
+      const body = await deps.reports.report(
+        thread,
+        format,
+        threadFileUrl(baseUrl(request, deps.config), thread.id, ''),
+      );
       return reply
         .type(TYPES[format])
         .header(

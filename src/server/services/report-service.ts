@@ -3,12 +3,14 @@ import { lstat, mkdir, open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   notebookJson,
+  prefixedReader,
   type ReadArtifact,
   type RunRecord,
   renderHtmlReport,
   renderMarkdownReport,
   renderNotebook,
   renderPdf,
+  withArtifactPrefix,
 } from '../../report/index.ts';
 import { readWorkspaceFile } from '../../sandbox/workspace/confined.ts';
 import { giveToSandbox } from '../../sandbox/workspace/give-to-sandbox.ts';
@@ -23,7 +25,8 @@ const REPORT_DIR = 'reports';
 export class ReportService {
   constructor(private readonly store: Store) {}
 
-  async record(thread: ThreadRecord): Promise<RunRecord> {
+  /** The thread's record; artifacts named `linkPrefix + path` (see withArtifactPrefix). */
+  async record(thread: ThreadRecord, linkPrefix = ''): Promise<RunRecord> {
     const messages = await this.store.listMessages(thread.id);
     const runs = await this.store.listRuns(thread.id);
     const question = messages.find((m) => m.role === 'user')?.content ?? '';
@@ -32,18 +35,25 @@ export class ReportService {
       question,
       model: runs[runs.length - 1]?.model ?? 'unknown',
       createdAt: new Date(thread.created_at).toISOString(),
-      events: await this.store.threadEvents(thread.id),
+      events: withArtifactPrefix(await this.store.threadEvents(thread.id), linkPrefix),
     };
   }
 
-  reader(thread: ThreadRecord): ReadArtifact {
-    return (path) => readWorkspaceFile(thread.workspace_dir, path).catch(() => undefined);
+  reader(thread: ThreadRecord, linkPrefix = ''): ReadArtifact {
+    return prefixedReader(linkPrefix, (path) =>
+      readWorkspaceFile(thread.workspace_dir, path).catch(() => undefined),
+    );
   }
 
-  async report(thread: ThreadRecord, format: ReportFormat): Promise<Buffer> {
-    const record = await this.record(thread);
-    if (format === 'md') return Buffer.from(await renderMarkdownReport(record, this.reader(thread)));
-    const html = await renderHtmlReport(record, this.reader(thread));
+  /**
+   * The report; `linkPrefix` is what makes its artifact links resolve where it is read
+   * (a download URL base, or `../` for the copy in the workspace's reports/ folder).
+   */
+  async report(thread: ThreadRecord, format: ReportFormat, linkPrefix = ''): Promise<Buffer> {
+    const record = await this.record(thread, linkPrefix);
+    const read = this.reader(thread, linkPrefix);
+    if (format === 'md') return Buffer.from(await renderMarkdownReport(record, read));
+    const html = await renderHtmlReport(record, read);
     return format === 'html' ? Buffer.from(html) : renderPdf(html);
   }
 
@@ -63,8 +73,8 @@ export class ReportService {
       await mkdir(dir);
       await giveToSandbox(dir);
     }
-    await writeNoFollow(join(dir, 'report.md'), await this.report(thread, 'md'));
-    await writeNoFollow(join(dir, 'report.html'), await this.report(thread, 'html'));
+    await writeNoFollow(join(dir, 'report.md'), await this.report(thread, 'md', '../'));
+    await writeNoFollow(join(dir, 'report.html'), await this.report(thread, 'html', '../'));
     await writeNoFollow(join(dir, 'analysis.ipynb'), await this.notebook(thread));
   }
 

@@ -3,13 +3,13 @@ import { join } from 'node:path';
 import type { AgentEvent } from '../../../agent/events.ts';
 import {
   notebookJson,
-  type ReadArtifact,
+  prefixedReader,
   type RunRecord,
   renderHtmlReport,
   renderMarkdownReport,
   renderNotebook,
+  withArtifactPrefix,
 } from '../../../report/index.ts';
-import type { Artifact } from '../../../sandbox/sandbox.ts';
 import { readWorkspaceFile } from '../../../sandbox/workspace/confined.ts';
 
 /** The workspace's folder inside the output folder; artifacts stay there. */
@@ -79,30 +79,16 @@ export async function writeRunFiles(dir: string, events: AgentEvent[]): Promise<
     question,
     model: start?.model ?? 'unknown',
     createdAt: start?.at ?? new Date().toISOString(),
-    events: events.map(fromOutputFolder),
+    events: withArtifactPrefix(events, `${WORKSPACE_FOLDER}/`),
   };
   const workspaceDir = join(dir, WORKSPACE_FOLDER);
-  const readArtifact: ReadArtifact = async (path) => {
-    const prefix = `${WORKSPACE_FOLDER}/`;
-    if (!path.startsWith(prefix)) return undefined;
-    return readWorkspaceFile(workspaceDir, path.slice(prefix.length)).catch(() => undefined);
-  };
+  const readArtifact = prefixedReader(`${WORKSPACE_FOLDER}/`, (path) =>
+    readWorkspaceFile(workspaceDir, path).catch(() => undefined),
+  );
   await writeFile(join(dir, files.reportMarkdown), await renderMarkdownReport(record, readArtifact));
   await writeFile(join(dir, files.reportHtml), await renderHtmlReport(record, readArtifact));
   await writeFile(join(dir, files.notebook), notebookJson(await renderNotebook(record, readArtifact)));
   return files;
-}
-
-/** The event with its artifacts named by their path from the output folder. */
-function fromOutputFolder(event: AgentEvent): AgentEvent {
-  const moved = (artifact: Artifact): Artifact => ({
-    ...artifact,
-    path: `${WORKSPACE_FOLDER}/${artifact.path}`,
-  });
-  if (event.type === 'artifact-created') return { ...event, artifact: moved(event.artifact) };
-  if (event.type === 'execution-end')
-    return { ...event, result: { ...event.result, artifacts: event.result.artifacts.map(moved) } };
-  return event;
 }
 
 /** The report's heading: the question's first line, cut near 80 characters. */
