@@ -12,6 +12,23 @@ fi
 
 bash scripts/ensure-docker.sh
 
+# Tools the tests and reports use from Debian: Chromium for PDF reports and browser tests,
+# CJK fonts so Chinese renders in them, nbformat to validate notebooks with the official schema.
+missing=()
+for package in chromium fonts-noto-cjk python3-nbformat; do
+  dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -eq 0 ] && [ -f /etc/debian_version ]; then
+    echo "setup: installing ${missing[*]} (Debian packages)" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "setup: optional packages missing: ${missing[*]} (PDF reports and some tests need them)" >&2
+  fi
+fi
+
 image="${PYTHON_SANDBOX_IMAGE:-analyst-sandbox:latest}"
 if [ "$image" = "analyst-sandbox:latest" ]; then
   node bin/analyst.js sandbox build >/dev/null

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The main job. Until the server lands: check the sandbox and run an example cell.
+# The main job: serve Analyst on http://127.0.0.1:8200 with embedded defaults — SQLite and
+# files under ./data, the local Docker sandbox, and the offline analyst when no model is
+# configured (set ANALYST_MODEL_URL and ANALYST_MODEL for DeepAnalyze-8B on vLLM or any
+# OpenAI-compatible model). Extra arguments go to `analyst serve`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-node bin/analyst.js sandbox doctor
-printf 'import pandas as pd\nframe = pd.DataFrame({"city": ["北京", "上海", "广州"], "sales": [3, 5, 2]})\nprint(frame.describe())\n' |
-  node bin/analyst.js exec -
+exec node bin/analyst.js serve "$@"

@@ -1,11 +1,47 @@
 /** Analyst's public library surface. Anything not exported here is private. */
+
+// Agent
+export { DEFAULT_RUN_LIMITS, type RunLimits } from './agent/budget.ts';
+export type { AgentEvent, AgentEventType, RunStatus, TokenCount } from './agent/events.ts';
+export type { AgentProtocol, ProtocolOutcome } from './agent/protocol.ts';
+export { type RunAnalysisOptions, runAnalysis } from './agent/run-analysis.ts';
+export { parseDisallowedTools } from './agent/tools/definitions.ts';
+export { parseSections, repairTranscript } from './agent/transcript/tags.ts';
+// Errors
 export {
   AnalystError,
   ConfigurationError,
+  ConflictError,
   InvalidInputError,
   isAnalystError,
   NotFoundError,
 } from './errors/index.ts';
+// Models
+export { ModelError } from './llm/errors/model-error.ts';
+export { ModelTimeoutError } from './llm/errors/model-timeout-error.ts';
+export { UnknownModelError } from './llm/errors/unknown-model-error.ts';
+export type {
+  ChatMessage,
+  LanguageModel,
+  ModelEntry,
+  ModelRequest,
+  ModelResponse,
+  ModelStreamPart,
+  ProtocolName,
+} from './llm/model.ts';
+export { OpenAICompatibleModel, type OpenAICompatibleOptions } from './llm/openai-compatible.ts';
+export { loadModelRegistry, ModelRegistry, OFFLINE_MODEL } from './llm/registry.ts';
+export { type ScriptedModel, startScriptedModel } from './llm/scripted/server.ts';
+// Reports
+export {
+  notebookJson,
+  type RunRecord,
+  renderHtmlReport,
+  renderMarkdownReport,
+  renderNotebook,
+  renderPdf,
+} from './report/index.ts';
+// Sandbox
 export { type DockerEndpoint, resolveDockerEndpoint } from './sandbox/docker/endpoint.ts';
 export { DEFAULT_IMAGE } from './sandbox/docker/engine.ts';
 export {
@@ -27,3 +63,9 @@ export type {
   SandboxStatus,
   SessionRef,
 } from './sandbox/sandbox.ts';
+
+// Service
+export { loadServerConfig, type ServerConfig } from './server/config.ts';
+export { createService, type Service } from './server/service.ts';
+export { SqliteStore } from './store/sqlite/sqlite-store.ts';
+export type { Store } from './store/store.ts';
