@@ -73,7 +73,9 @@ export const MAX_OUTPUT_OVERRIDE_BYTES = 64 * 1024 * 1024;
 export function resolveMaxOutputBytes(value: number | undefined, limits: SandboxLimits): number {
   if (value === undefined) return limits.maxOutputBytes;
   if (!Number.isInteger(value) || value < 1 || value > MAX_OUTPUT_OVERRIDE_BYTES) {
-    throw new InvalidInputError(`maxOutputBytes must be a whole number from 1 to ${MAX_OUTPUT_OVERRIDE_BYTES}`);
+    throw new InvalidInputError(
+      `maxOutputBytes must be a whole number from 1 to ${MAX_OUTPUT_OVERRIDE_BYTES}`,
+    );
   }
   return value;
 }

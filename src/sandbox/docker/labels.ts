@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 
@@ -91,4 +92,11 @@ function readTrimmed(path: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A readable, unique container name: kind, owner (e.g. the thread id) and a random suffix. */
+export function containerName(kind: ContainerKind, owner: string): string {
+  const prefix = { session: 's', 'pool-session': 'pool-s', ephemeral: 'e', 'pool-ephemeral': 'pool-e' }[kind];
+  const safeOwner = owner.replace(/[^a-zA-Z0-9_.-]/g, '-').slice(0, 48);
+  return `analyst-${prefix}-${safeOwner}-${randomBytes(4).toString('hex')}`;
 }

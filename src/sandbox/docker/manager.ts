@@ -28,16 +28,17 @@ import { prepareWorkspaceDir } from '../workspace/prepare-workspace.ts';
 import { CpuAssigner } from './cpu-assigner.ts';
 import { type DockerEndpoint, resolveDockerEndpoint } from './endpoint.ts';
 import {
-  checkEngine,
   dockerClient,
   isConnectionError,
   sandboxImage,
   statusCodeOf,
   unavailableFromError,
 } from './engine.ts';
+import { EngineCheck } from './engine-check.ts';
 import {
   type ContainerKind,
   containerLabels,
+  containerName,
   currentProcessIdentity,
   type ProcessIdentity,
 } from './labels.ts';
@@ -75,7 +76,6 @@ export interface DockerSandboxOptions {
   onError?: (error: unknown) => void;
 }
 
-const ENGINE_RECHECK_MS = 2_000;
 const LEASE_MARGIN_MS = 10 * 60_000;
 
 /** The Docker-backed SandboxManager. Create it with `createDockerSandbox`. */
@@ -96,7 +96,7 @@ export class DockerSandboxManager implements SandboxManager {
   private readonly ephemeralPool: WarmPool;
   private readonly now: () => number;
   private readonly onError: (error: unknown) => void;
-  private engineCheck: { at: number; result: Promise<{ cpuCount: number }>; failed: boolean } | undefined;
+  private readonly engineCheck: EngineCheck;
   private cpus: CpuAssigner | undefined;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -109,6 +109,7 @@ export class DockerSandboxManager implements SandboxManager {
     this.workspacesDir = options.workspacesDir ?? join(tmpdir(), 'analyst-workspaces');
     this.now = options.now ?? Date.now;
     this.onError = options.onError ?? (() => {});
+    this.engineCheck = new EngineCheck(this.docker, this.endpoint, this.image, this.now);
     this.identity = currentProcessIdentity(`${process.pid}-${randomBytes(6).toString('hex')}`);
     const maxAgeMs = this.leaseMs - LEASE_MARGIN_MS;
     this.sessionPool = new WarmPool({
@@ -368,25 +369,15 @@ export class DockerSandboxManager implements SandboxManager {
       cpu?.release();
       if (isConnectionError(error) || statusCodeOf(error) === 404) {
         // The engine went away or the image was removed since the last check: say which.
-        this.engineCheck = undefined;
+        this.engineCheck.reset();
         await this.engine();
       }
       throw error;
     }
   }
 
-  /** Engine and image check, remembered on success and retried after a failure. */
   private engine(): Promise<{ cpuCount: number }> {
-    const now = this.now();
-    if (!this.engineCheck || (this.engineCheck.failed && now - this.engineCheck.at > ENGINE_RECHECK_MS)) {
-      const result = checkEngine(this.docker, this.endpoint, this.image);
-      const check = { at: now, result, failed: false };
-      result.catch(() => {
-        check.failed = true;
-      });
-      this.engineCheck = check;
-    }
-    return this.engineCheck.result;
+    return this.engineCheck.check();
   }
 
   private unavailable(error: unknown): ExecResult {
@@ -403,10 +394,4 @@ export async function createDockerSandbox(options: DockerSandboxOptions = {}): P
   const manager = new DockerSandboxManager(options);
   await manager.start();
   return manager;
-}
-
-function containerName(kind: ContainerKind, owner: string): string {
-  const prefix = { session: 's', 'pool-session': 'pool-s', ephemeral: 'e', 'pool-ephemeral': 'pool-e' }[kind];
-  const safeOwner = owner.replace(/[^a-zA-Z0-9_.-]/g, '-').slice(0, 48);
-  return `analyst-${prefix}-${safeOwner}-${randomBytes(4).toString('hex')}`;
 }
