@@ -4,7 +4,9 @@ import { answerOf, extractCode, parseSections, repairTranscript } from '../../sr
 
 describe('tagged transcripts', () => {
   test('sections are read in order with their contents', () => {
-    const sections = parseSections('<Analyze>look</Analyze><Code>print(1)</Code><Execute>1\n</Execute><Answer>one</Answer>');
+    const sections = parseSections(
+      '<Analyze>look</Analyze><Code>print(1)</Code><Execute>1\n</Execute><Answer>one</Answer>',
+    );
     assert.deepEqual(
       sections.map((s) => [s.tag, s.content, s.closed]),
       [
@@ -39,7 +41,10 @@ describe('tagged transcripts', () => {
   });
 
   test('code fences are stripped, also unclosed ones', () => {
-    assert.equal(extractCode('\n```python\nimport pandas as pd\nprint(1)\n```\n'), 'import pandas as pd\nprint(1)');
+    assert.equal(
+      extractCode('\n```python\nimport pandas as pd\nprint(1)\n```\n'),
+      'import pandas as pd\nprint(1)',
+    );
     assert.equal(extractCode('```python\nprint(2)'), 'print(2)');
     assert.equal(extractCode('\nprint(3)\n'), 'print(3)');
     assert.equal(extractCode('```\nprint(4)\n```'), 'print(4)');
