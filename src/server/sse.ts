@@ -7,6 +7,7 @@ import type { ServerResponse } from 'node:http';
  */
 export class SseStream {
   private closedByPeer = false;
+  private corked = false;
   private readonly closeListeners: Array<() => void> = [];
 
   constructor(
@@ -50,6 +51,16 @@ export class SseStream {
 
   private write(text: string): Promise<void> {
     if (this.closedByPeer) return Promise.resolve();
+    // Events produced in the same turn of the event loop leave in one write (a fast model
+    // sends several per network read); the turn's end uncorks, so nothing waits longer.
+    if (!this.corked) {
+      this.corked = true;
+      this.response.cork();
+      setImmediate(() => {
+        this.corked = false;
+        this.response.uncork();
+      });
+    }
     return new Promise((resolve) => {
       let ok: boolean;
       try {

@@ -83,8 +83,8 @@ export interface Store {
   listMessages(threadId: string): Promise<MessageRecord[]>;
 
   createRun(record: Pick<RunRecord, 'id' | 'thread_id' | 'model' | 'protocol'>): Promise<RunRecord>;
-  /** Stores one event of a run; `seq` orders them. Durable once it resolves. */
-  appendEvent(runId: string, seq: number, event: AgentEvent): Promise<void>;
+  /** Stores events of a run in one transaction; `seq` orders them. Durable once it resolves. */
+  appendEvents(runId: string, events: ReadonlyArray<{ seq: number; event: AgentEvent }>): Promise<void>;
   finishRun(runId: string, end: Pick<RunRecord, 'status' | 'reason' | 'usage' | 'answer'>): Promise<void>;
   getRun(id: string): Promise<RunRecord | undefined>;
   listRuns(threadId: string): Promise<RunRecord[]>;

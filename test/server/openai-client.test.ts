@@ -145,7 +145,8 @@ describe('the HTTP API with the official openai client', () => {
     // The workspace file made in turn 1 is downloadable.
     const totals = await server.fetch(`/v1/threads/${threadId}/files/totals.csv`);
     assert.equal(await totals.text(), 'region,amount\nNorth,40\nSouth,20\n');
-    // Reports were also written into the workspace.
+    // Reports were also written into the workspace (after the answer was sent).
+    await server.service.deps.runs.settled();
     const files = await json(await server.fetch(`/v1/threads/${threadId}/files`));
     const paths = (files.data as Array<{ path: string }>).map((f) => f.path);
     assert.ok(

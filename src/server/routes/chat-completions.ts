@@ -104,7 +104,7 @@ async function streamChat(
   let error: Extract<AgentEvent, { type: 'error' }> | undefined;
   // Read every event to the end, also after the client left, so the run is stored whole.
   for await (const event of events) {
-    all.push(event);
+    if (event.type === 'artifact-created') all.push(event);
     if (event.type === 'text-delta') await sse.send(chunk(meta, { content: event.text }));
     else if (event.type === 'error') error = event;
     else if (event.type === 'run-end') end = event;

@@ -73,9 +73,16 @@ export class ReportService {
       await mkdir(dir);
       await giveToSandbox(dir);
     }
-    await writeNoFollow(join(dir, 'report.md'), await this.report(thread, 'md', '../'));
-    await writeNoFollow(join(dir, 'report.html'), await this.report(thread, 'html', '../'));
-    await writeNoFollow(join(dir, 'analysis.ipynb'), await this.notebook(thread));
+    // One record for all three: the thread's events are read once. Links go up from reports/.
+    const record = await this.record(thread, '../');
+    const read = this.reader(thread, '../');
+    const html = await renderHtmlReport(record, read);
+    await writeNoFollow(join(dir, 'report.md'), Buffer.from(await renderMarkdownReport(record, read)));
+    await writeNoFollow(join(dir, 'report.html'), Buffer.from(html));
+    await writeNoFollow(
+      join(dir, 'analysis.ipynb'),
+      Buffer.from(notebookJson(await renderNotebook(record, read))),
+    );
   }
 
   /** Links to the thread's report and notebook, as listed with a chat's generated files. */

@@ -5,6 +5,7 @@ import type { ChatMessage, LanguageModel, ModelEntry } from '../../llm/model.ts'
 import type { SandboxManager } from '../../sandbox/sandbox.ts';
 import type { Store, ThreadRecord } from '../../store/store.ts';
 import { newId } from '../ids.ts';
+import { EventWriter } from './event-writer.ts';
 
 export interface StartRun {
   thread: ThreadRecord;
@@ -29,6 +30,8 @@ interface ActiveRun {
  */
 export class RunManager {
   private readonly active = new Map<string, ActiveRun>();
+  /** Work a finished run left to do (reports), by thread; awaited by the thread's next run, `settled()` and shutdown. */
+  private readonly background = new Map<string, Promise<void>>();
   private accepting = true;
 
   constructor(
@@ -80,14 +83,17 @@ export class RunManager {
   ): AsyncGenerator<AgentEvent, void> {
     const onAbort = () => controller.abort();
     run.abortSignal?.addEventListener('abort', onAbort, { once: true });
+    let writer: EventWriter | undefined;
     try {
+      // The previous run's reports are written first, so this run's cells do not see them appear.
+      await this.background.get(run.thread.id);
       await this.store.createRun({
         id: runId,
         thread_id: run.thread.id,
         model: run.entry.id,
         protocol: run.entry.protocol,
       });
-      let seq = 0;
+      writer = new EventWriter(this.store, runId);
       for await (const event of runAnalysis({
         model: run.model,
         protocol: run.entry.protocol,
@@ -99,8 +105,9 @@ export class RunManager {
         fileUrl: run.fileUrl,
         runId,
       })) {
-        await this.store.appendEvent(runId, seq++, event);
+        writer.add(event);
         if (event.type === 'run-end') {
+          await writer.flush();
           await this.store.finishRun(runId, {
             status: event.status,
             reason: event.reason ?? null,
@@ -121,10 +128,19 @@ export class RunManager {
       }
     } finally {
       run.abortSignal?.removeEventListener('abort', onAbort);
+      await writer?.flush().catch((e) => this.options.onError?.(e));
       this.active.delete(run.thread.id);
       finish();
-      if (this.options.afterRun)
-        await this.options.afterRun(run.thread).catch((e) => this.options.onError?.(e));
+      // Reports are written after the client has its answer; shutdown waits for them.
+      if (this.options.afterRun) {
+        const task: Promise<void> = this.options
+          .afterRun(run.thread)
+          .catch((e) => this.options.onError?.(e))
+          .finally(() => {
+            if (this.background.get(run.thread.id) === task) this.background.delete(run.thread.id);
+          });
+        this.background.set(run.thread.id, task);
+      }
     }
   }
 
@@ -136,11 +152,17 @@ export class RunManager {
     return true;
   }
 
+  /** Resolves when the work finished runs left behind (reports) is done. */
+  async settled(): Promise<void> {
+    while (this.background.size) await Promise.all([...this.background.values()]);
+  }
+
   /** Refuses new runs, cancels the running ones and waits (up to `timeoutMs`) for them to end. */
   async shutdown(timeoutMs = 10_000): Promise<void> {
     this.accepting = false;
     const runs = [...this.active.values()];
     for (const run of runs) run.controller.abort();
-    await Promise.race([Promise.all(runs.map((r) => r.done)), new Promise((r) => setTimeout(r, timeoutMs))]);
+    const ended = Promise.all(runs.map((r) => r.done)).then(() => this.settled());
+    await Promise.race([ended, new Promise((r) => setTimeout(r, timeoutMs))]);
   }
 }

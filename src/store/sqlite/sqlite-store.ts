@@ -174,13 +174,14 @@ export class SqliteStore implements Store {
     return full;
   }
 
-  async appendEvent(runId: string, seq: number, event: AgentEvent): Promise<void> {
-    this.statement('INSERT INTO events (run_id, seq, type, body) VALUES (?, ?, ?, ?)').run(
-      runId,
-      seq,
-      event.type,
-      JSON.stringify(event),
-    );
+  async appendEvents(
+    runId: string,
+    events: ReadonlyArray<{ seq: number; event: AgentEvent }>,
+  ): Promise<void> {
+    const insert = this.statement('INSERT INTO events (run_id, seq, type, body) VALUES (?, ?, ?, ?)');
+    this.db.transaction(() => {
+      for (const { seq, event } of events) insert.run(runId, seq, event.type, JSON.stringify(event));
+    })();
   }
 
   async finishRun(

@@ -1,0 +1,48 @@
+import type OpenAI from 'openai';
+import { checkedStream, openaiClient, type StreamRun } from './timed-stream.ts';
+import { startTimedUpstream, UPSTREAM_MODEL } from './timed-upstream.ts';
+
+/**
+ * The split relay bench's far side, a child process (IPC): the timed upstream and the
+ * reading client on their own event loop and core, the Analyst server alone in the bench's
+ * process, as in a deployment where the model and the client are elsewhere. Sender and
+ * reader share this process's clock. Sends `{ upstreamUrl }` once, then answers each
+ * StreamRequest with `{ id, run }` or `{ id, error }`; 'close' ends it.
+ */
+export interface StreamRequest {
+  id: number;
+  path: 'direct' | 'through';
+  chunks: number;
+  gapMs: number;
+  /** Analyst's base URL (…/v1) and the model id that points at this process's upstream. */
+  analystUrl: string;
+  analystModel: string;
+}
+
+export type PeerMessage =
+  | { upstreamUrl: string }
+  | { id: number; run: StreamRun; failures: string[] }
+  | { id: number; error: string };
+
+const send = (message: PeerMessage) => process.send?.(message);
+if (!process.send) throw new Error('relay-peer.ts runs as a child process with an IPC channel');
+const upstream = await startTimedUpstream();
+const direct = openaiClient(upstream.url);
+let analyst: { url: string; client: OpenAI } | undefined;
+process.on('message', (request: StreamRequest | 'close') => {
+  if (request === 'close') {
+    void upstream.close().then(() => process.disconnect());
+    return;
+  }
+  if (analyst?.url !== request.analystUrl)
+    analyst = { url: request.analystUrl, client: openaiClient(request.analystUrl) };
+  const run =
+    request.path === 'direct'
+      ? checkedStream(direct, UPSTREAM_MODEL, request.chunks, request.gapMs, false)
+      : checkedStream(analyst.client, request.analystModel, request.chunks, request.gapMs, true);
+  run.then(
+    (result) => send({ id: request.id, run: result, failures: upstream.failures }),
+    (error: unknown) => send({ id: request.id, error: String(error) }),
+  );
+});
+send({ upstreamUrl: upstream.url });

@@ -1,0 +1,103 @@
+import OpenAI from 'openai';
+import { planMessage, sentAt } from './timed-upstream.ts';
+
+/** One streamed chat as the client saw it, against bench/timed-upstream.ts (directly or through Analyst). */
+export interface StreamRun {
+  /** Arrival − send time of each timed chunk, in ms (sender and reader share a clock). */
+  latenciesMs: number[];
+  /** Timed chunks per second, from the first timed chunk's arrival to the last's. */
+  chunksPerSecond: number;
+  /** Chunks that carried content (timed or not). */
+  contentChunks: number;
+  /** Request sent → first timed chunk. */
+  firstChunkMs: number;
+  /** Last timed chunk → end of the stream ([DONE] read). */
+  tailMs: number;
+  untimedText: string;
+  /** `analyst.status` of the final chunk (through Analyst only). */
+  status: string | undefined;
+}
+
+/** The official client, with every credential explicit (nothing read from the environment). */
+export function openaiClient(baseURL: string): OpenAI {
+  return new OpenAI({
+    baseURL,
+    apiKey: 'EMPTY',
+    adminAPIKey: null,
+    organization: null,
+    project: null,
+    webhookSecret: null,
+    maxRetries: 0,
+  });
+}
+
+/** One streamed chat, timed chunk by chunk as the `openai` client hands the chunks over. */
+export async function timedStream(
+  client: OpenAI,
+  model: string,
+  chunks: number,
+  gapMs: number,
+): Promise<StreamRun> {
+  const latenciesMs: number[] = [];
+  const arrivals: number[] = [];
+  let contentChunks = 0;
+  let untimedText = '';
+  let status: string | undefined;
+  const requested = performance.now();
+  const stream = await client.chat.completions.create({
+    model,
+    messages: [{ role: 'user', content: planMessage(chunks, gapMs) }],
+    stream: true,
+  });
+  for await (const chunk of stream) {
+    const at = performance.now();
+    const text = chunk.choices[0]?.delta?.content;
+    if (text) {
+      contentChunks += 1;
+      const sent = sentAt(text);
+      if (sent === undefined) untimedText += text;
+      else {
+        latenciesMs.push(at - sent);
+        arrivals.push(at);
+      }
+    }
+    const analyst = (chunk as { analyst?: { status?: string } }).analyst;
+    if (analyst?.status) status = analyst.status;
+  }
+  const ended = performance.now();
+  const first = arrivals[0] ?? Number.NaN;
+  const last = arrivals[arrivals.length - 1] ?? Number.NaN;
+  return {
+    latenciesMs,
+    chunksPerSecond: ((arrivals.length - 1) * 1000) / (last - first),
+    contentChunks,
+    firstChunkMs: first - requested,
+    tailMs: ended - last,
+    untimedText,
+    status,
+  };
+}
+
+/**
+ * A stream that must arrive whole: every timed chunk as a chunk of its own (so Analyst
+ * relayed each upstream delta as one SSE event), then the answer; through Analyst, a
+ * completed run. Throws otherwise.
+ */
+export async function checkedStream(
+  client: OpenAI,
+  model: string,
+  chunks: number,
+  gapMs: number,
+  throughAnalyst: boolean,
+): Promise<StreamRun> {
+  const run = await timedStream(client, model, chunks, gapMs);
+  const problems: string[] = [];
+  if (run.latenciesMs.length !== chunks) problems.push(`${run.latenciesMs.length} of ${chunks} timed chunks`);
+  if (run.contentChunks !== chunks + 1)
+    problems.push(`${run.contentChunks} content chunks, not ${chunks + 1}`);
+  if (run.untimedText !== '\n<Answer>done</Answer>') problems.push(`text ${JSON.stringify(run.untimedText)}`);
+  if (throughAnalyst && run.status !== 'completed') problems.push(`run status ${run.status}`);
+  if (problems.length)
+    throw new Error(`bench stream ${throughAnalyst ? 'through Analyst' : 'direct'}: ${problems.join(', ')}`);
+  return run;
+}
