@@ -1,3 +1,4 @@
+import fcntl
 import select
 import shutil
 import signal
@@ -31,6 +32,7 @@ def clear_scratch(keep):
 
 
 ZYGOTE_TIMEOUT_S = 20.0
+F_SETPIPE_SZ = 1031  # Linux; fcntl has the name only from Python 3.10
 
 # Output is sent at most this late, so a short cell's output rides with its end frame.
 OUTPUT_HOLD_S = 0.01
@@ -87,6 +89,7 @@ class Cell:
         self.held = []  # output not yet sent: short cells send it with their end frame
         self.held_bytes = 0
         self.held_since = None
+        self.output_watch_at = started + OUTPUT_HOLD_S
         self.status_word = None  # from the worker's done pipe
         self.stop_status = None  # "timeout" | "cancelled"
         self.kill_at = None
@@ -112,6 +115,10 @@ class Kernel:
             os.close(fd)
         os.set_blocking(out_r, False)
         os.set_blocking(done_r, False)
+        try:
+            fcntl.fcntl(out_r, F_SETPIPE_SZ, 1 << 20)  # room for a burst while output is held
+        except OSError:
+            pass
         deadline = time.monotonic() + ZYGOTE_TIMEOUT_S
         while time.monotonic() < deadline:
             ready, _, _ = select.select([self.channel], [], [], max(0.0, deadline - time.monotonic()))
@@ -229,7 +236,12 @@ class Kernel:
             wait = cell.deadline - now if cell.stop_status is None else 0.02
             if cell.held_since is not None:
                 wait = min(wait, cell.held_since + OUTPUT_HOLD_S - now)
-            fds = [worker.out_r, worker.done_r, self.channel]
+            # Output is held for OUTPUT_HOLD_S anyway: until then wake only for the cell's end,
+            # so a short cell costs one wake-up, not two (its output is read with its end).
+            quiet = now < cell.output_watch_at
+            if quiet:
+                wait = min(wait, cell.output_watch_at - now)
+            fds = [worker.done_r, self.channel] if quiet else [worker.out_r, worker.done_r, self.channel]
             if not self.reader.eof:
                 fds.append(PROTO_IN)
             ready, _, _ = select.select(fds, [], [], max(0.0, wait))
