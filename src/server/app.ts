@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import cors from '@fastify/cors';
 import multipart from '@fastify/multipart';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { ownerOf } from './auth.ts';
 import type { AppDeps } from './deps.ts';
 import { OPENAPI_DOCUMENT } from './openapi.ts';
@@ -16,6 +16,8 @@ import { registerThreadFileRoutes } from './routes/thread-files.ts';
 import { registerThreadRoutes } from './routes/threads.ts';
 import { toWireError, wire } from './wire-error.ts';
 
+const PUBLIC_ROUTES = new Set(['/health', '/health/ready', '/openapi.json']);
+
 export interface AppOptions {
   /** pino options, or false for no logs (tests). */
   logger?: boolean | { level: string };
@@ -29,6 +31,11 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
     requestIdHeader: 'x-request-id',
     genReqId: () => `req-${randomBytes(8).toString('hex')}`,
     routerOptions: { maxParamLength: 1024 },
+    // Errors the router raises before any route runs (bad percent-encoding, over-long ids).
+    frameworkErrors: (error, _request, reply) => {
+      const { status, body } = toWireError(error);
+      (reply as unknown as FastifyReply).code(status).send(body);
+    },
   });
   app.decorateRequest('owner', '');
   if (deps.config.corsOrigins.length) {
@@ -42,10 +49,13 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
     limits: { fileSize: deps.config.maxUploadBytes, files: 1, fields: 10, fieldSize: 1024 * 1024, parts: 12 },
   });
 
+  // Every route needs a key but these: deny by default, judged on the matched route (the
+  // raw URL can be percent-encoded around any prefix check).
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    if (request.url.startsWith('/v1/'))
+    if (!PUBLIC_ROUTES.has(request.routeOptions.url ?? '')) {
       request.owner = ownerOf(request.headers.authorization, deps.config.keys);
+    }
   });
 
   app.setErrorHandler((error, request, reply) => {

@@ -12,6 +12,12 @@ export function toWireError(error: unknown): { status: number; body: WireError }
     return { status, body: wire(error.message, error.type, error.param, error.code) };
   }
   const fastify = error as { statusCode?: number; code?: string; message?: string; validation?: unknown };
+  if (fastify.code === 'FST_ERR_BAD_URL') {
+    return {
+      status: 400,
+      body: wire('the URL is not valid percent-encoding', 'invalid_request_error', null, 'bad_url'),
+    };
+  }
   if (typeof fastify.statusCode === 'number' && fastify.statusCode >= 400 && fastify.statusCode < 500) {
     const status = fastify.statusCode;
     const code =

@@ -33,6 +33,11 @@ export const ChatRequestSchema = z
 export type ChatRequest = z.infer<typeof ChatRequestSchema>;
 
 export function parseChatRequest(body: unknown): ChatRequest {
+  if (body === undefined || body === null) {
+    throw new InvalidInputError('the request body is missing: send a JSON object with "messages"', {
+      param: null,
+    });
+  }
   const parsed = ChatRequestSchema.safeParse(body);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;

@@ -27,34 +27,36 @@ export function registerChatRoutes(app: FastifyInstance, deps: AppDeps): void {
     const threadId = threadIdOf(body);
     const files = await Promise.all(fileIdsOf(body).map((id) => deps.threads.file(owner, id)));
     const thread = threadId ? await deps.threads.get(owner, threadId) : await deps.threads.create(owner);
-    deps.runs.assertIdle(thread.id);
-
-    for (const file of files) await deps.threads.attach(thread, file);
+    // Claimed before anything is awaited: of two requests on one thread, exactly one passes.
+    const reservation = deps.runs.reserve(thread.id);
     const question = asked[asked.length - 1]!.content ?? '';
-    // A client that sends only its new question continues the thread's stored conversation.
-    const history = asked.length === 1 && threadId ? await storedConversation(deps, thread.id) : [];
-    await deps.store.addMessage({
-      id: newId('msg'),
-      thread_id: thread.id,
-      role: 'user',
-      content: question,
-      file_ids: files.map((f) => f.id),
-      run_id: null,
-    });
-    await deps.store.touchThread(thread.id, question.slice(0, 80));
+    let history: ChatMessage[];
+    try {
+      for (const file of files) await deps.threads.attach(thread, file);
+      // A client that sends only its new question continues the thread's stored conversation.
+      history = asked.length === 1 && threadId ? await storedConversation(deps, thread.id) : [];
+      await deps.store.addMessage({
+        id: newId('msg'),
+        thread_id: thread.id,
+        role: 'user',
+        content: question,
+        file_ids: files.map((f) => f.id),
+        run_id: null,
+      });
+      await deps.store.touchThread(thread.id, question.slice(0, 80));
+    } catch (error) {
+      reservation.release();
+      throw error;
+    }
 
     const base = baseUrl(request, deps.config);
     const fileUrl = (path: string) => threadFileUrl(base, thread.id, path);
     const controller = abortOnHangUp(reply.raw);
     const meta = { id: newId('chatcmpl'), model: entry.id, created: Math.floor(Date.now() / 1000) };
-    const events = deps.runs.start({
-      thread,
-      conversation: [...history, ...asked],
-      entry,
-      model,
-      fileUrl,
-      abortSignal: controller.signal,
-    });
+    const events = deps.runs.start(
+      { thread, conversation: [...history, ...asked], entry, model, fileUrl, abortSignal: controller.signal },
+      reservation,
+    );
     const linksOf = (all: AgentEvent[]): FileLink[] => [
       ...artifactsOf(all).map((a) => ({ name: a.path.split('/').pop() ?? a.path, url: fileUrl(a.path) })),
       ...deps.reports.links(thread.id, base),

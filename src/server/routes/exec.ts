@@ -20,6 +20,11 @@ const ThreadExecBody = z
   .strict();
 
 function parse<T>(schema: z.ZodType<T>, body: unknown): T {
+  if (body === undefined || body === null) {
+    throw new InvalidInputError('the request body is missing: send a JSON object with "code"', {
+      param: null,
+    });
+  }
   const parsed = schema.safeParse(body);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;

@@ -1,6 +1,6 @@
 import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { InvalidInputError, NotFoundError } from '../../errors/index.ts';
+import { InvalidInputError, isAnalystError, NotFoundError } from '../../errors/index.ts';
 import type { FileRecord } from '../../store/store.ts';
 import type { AppDeps } from '../deps.ts';
 import { newId } from '../ids.ts';
@@ -26,22 +26,52 @@ export async function uploadedFile(
   if (!request.isMultipart()) {
     throw new InvalidInputError('upload with multipart/form-data and a "file" field', { param: 'file' });
   }
-  const fields: Record<string, string> = {};
-  for await (const part of request.parts()) {
-    if (part.type === 'file') {
-      if (part.fieldname !== 'file')
+  try {
+    for await (const part of request.parts()) {
+      if (part.type !== 'file') continue;
+      if (part.fieldname !== 'file') {
         throw new InvalidInputError(`unexpected file field "${part.fieldname}": use "file"`, {
           param: 'file',
         });
-      // Fields sent before the file are in `fields`; the file is consumed by the caller.
+      }
+      // Fields sent before the file are in `part.fields`; the file is consumed by the caller.
+      const fields: Record<string, string> = {};
       for (const [name, value] of Object.entries(part.fields)) {
         const field = Array.isArray(value) ? value[0] : value;
         if (field && field.type === 'field' && typeof field.value === 'string') fields[name] = field.value;
       }
       return { part, fields };
     }
+  } catch (error) {
+    throw asUploadError(error);
   }
   throw new InvalidInputError('the upload has no "file" field', { param: 'file' });
+}
+
+/** Streams an upload's bytes into file storage under `id`; a cut-off or malformed body is a 400. */
+export async function saveUpload(
+  deps: AppDeps,
+  id: string,
+  part: MultipartFile,
+): Promise<{ bytes: number; sha256: string }> {
+  try {
+    return await deps.files.save(id, part.file, deps.config.maxUploadBytes, () => part.file.truncated);
+  } catch (error) {
+    throw asUploadError(error);
+  }
+}
+
+/**
+ * The multipart parser fails with plain errors when a body is malformed or cut off: those
+ * are the client's (400). Our own errors, HTTP-status errors and I/O errors pass through.
+ */
+function asUploadError(error: unknown): unknown {
+  if (isAnalystError(error)) return error;
+  const { statusCode, code, message } = error as { statusCode?: number; code?: string; message?: string };
+  if (statusCode !== undefined || (typeof code === 'string' && /^E[A-Z]+$/.test(code))) return error;
+  return new InvalidInputError(`the multipart body is malformed or cut off: ${message ?? 'unreadable'}`, {
+    param: 'file',
+  });
 }
 
 export function registerFileRoutes(app: FastifyInstance, deps: AppDeps): void {
@@ -51,12 +81,7 @@ export function registerFileRoutes(app: FastifyInstance, deps: AppDeps): void {
     const purpose = fields.purpose?.trim() || 'file-extract';
     if (purpose.length > 64) throw new InvalidInputError('purpose is too long', { param: 'purpose' });
     const id = newId('file');
-    const { bytes, sha256 } = await deps.files.save(
-      id,
-      part.file,
-      deps.config.maxUploadBytes,
-      () => part.file.truncated,
-    );
+    const { bytes, sha256 } = await saveUpload(deps, id, part);
     return fileObject(
       await deps.store.createFile({ id, owner: request.owner, filename, purpose, bytes, sha256 }),
     );

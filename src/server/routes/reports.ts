@@ -17,7 +17,7 @@ export function registerReportRoutes(app: FastifyInstance, deps: AppDeps): void 
     '/v1/threads/:id/report',
     async (request, reply) => {
       const format = (request.query.format ?? 'md') as ReportFormat;
-      if (!(format in TYPES))
+      if (!Object.hasOwn(TYPES, format))
         throw new InvalidInputError('format must be md, html or pdf', { param: 'format' });
       const thread = await deps.threads.get(request.owner, request.params.id);
       // Links in the report point at the thread's file downloads.

@@ -1,16 +1,11 @@
-import { link, rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { InvalidInputError } from '../../errors/index.ts';
 import { listWorkspaceFiles, openWorkspaceFile } from '../../sandbox/workspace/confined.ts';
-import { giveToSandbox } from '../../sandbox/workspace/give-to-sandbox.ts';
 import type { AppDeps } from '../deps.ts';
 import { baseUrl, threadFileUrl } from '../file-links.ts';
 import { newId } from '../ids.ts';
-import { FileStorage } from '../services/file-storage.ts';
-import { numberedName, safeFilename } from '../services/safe-filename.ts';
+import { safeFilename } from '../services/safe-filename.ts';
 import { contentType } from './content-type.ts';
-import { contentDisposition, uploadedFile } from './files.ts';
+import { contentDisposition, saveUpload, uploadedFile } from './files.ts';
 
 type Params = { Params: { id: string; '*': string } };
 
@@ -59,35 +54,15 @@ export function registerThreadFileRoutes(app: FastifyInstance, deps: AppDeps): v
     const thread = await deps.threads.get(request.owner, request.params.id);
     const { part } = await uploadedFile(request);
     const name = safeFilename(part.filename);
-    // Stream into a private file inside the workspace, then link it under a free name: the
-    // link never replaces an existing file and never follows a symlink a cell left there.
-    const staging = new FileStorage(thread.workspace_dir);
-    const temporary = `.upload-${newId('file')}`;
-    const { bytes } = await staging.save(
-      temporary,
-      part.file,
-      deps.config.maxUploadBytes,
-      () => part.file.truncated,
-    );
+    // Staged outside the workspace (a cell could swap a file there for a symlink), then
+    // copied in under a free name.
+    const staging = `.upload-${newId('file')}`;
+    const { bytes, sha256 } = await saveUpload(deps, staging, part);
     try {
-      for (let n = 1; n <= 1000; n++) {
-        const candidate = n === 1 ? name : numberedName(name, n);
-        try {
-          await link(join(thread.workspace_dir, temporary), join(thread.workspace_dir, candidate));
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
-          throw error;
-        }
-        await giveToSandbox(join(thread.workspace_dir, candidate));
-        return {
-          path: candidate,
-          bytes,
-          url: threadFileUrl(baseUrl(request, deps.config), thread.id, candidate),
-        };
-      }
-      throw new InvalidInputError(`too many files named like ${name}`, { param: 'file' });
+      const path = await deps.threads.place(thread, deps.files.path(staging), name, sha256);
+      return { path, bytes, url: threadFileUrl(baseUrl(request, deps.config), thread.id, path) };
     } finally {
-      await rm(join(thread.workspace_dir, temporary), { force: true });
+      await deps.files.delete(staging);
     }
   });
 }

@@ -6,6 +6,7 @@ import type { SandboxManager } from '../../sandbox/sandbox.ts';
 import type { Store, ThreadRecord } from '../../store/store.ts';
 import { newId } from '../ids.ts';
 import { EventWriter } from './event-writer.ts';
+import { Reservation } from './reservation.ts';
 
 export interface StartRun {
   thread: ThreadRecord;
@@ -18,18 +19,12 @@ export interface StartRun {
   abortSignal?: AbortSignal;
 }
 
-interface ActiveRun {
-  runId: string;
-  controller: AbortController;
-  done: Promise<void>;
-}
-
 /**
  * Runs analyses for threads, one at a time per thread, storing every event as it happens
  * (so a run can be replayed after a restart) and the assistant's transcript at the end.
  */
 export class RunManager {
-  private readonly active = new Map<string, ActiveRun>();
+  private readonly active = new Map<string, Reservation>();
   /** Work a finished run left to do (reports), by thread; awaited by the thread's next run, `settled()` and shutdown. */
   private readonly background = new Map<string, Promise<void>>();
   private accepting = true;
@@ -49,12 +44,21 @@ export class RunManager {
     return this.active.has(threadId);
   }
 
-  /** Throws ConflictError when the thread has a run going (or the server is stopping). */
-  assertIdle(threadId: string): void {
+  /**
+   * Claims the thread for one run, synchronously: ConflictError when it has a run going (or
+   * the server is stopping). Pass the reservation to `start`, or `release` it when the
+   * request fails before that.
+   */
+  reserve(threadId: string): Reservation {
     if (!this.accepting) throw new ConflictError('the server is shutting down; try again shortly');
     if (this.active.has(threadId)) {
       throw new ConflictError(`thread ${threadId} is already running an analysis; wait for it or cancel it`);
     }
+    const reservation = new Reservation(threadId, (ended) => {
+      if (this.active.get(threadId) === ended) this.active.delete(threadId);
+    });
+    this.active.set(threadId, reservation);
+    return reservation;
   }
 
   get running(): number {
@@ -62,25 +66,17 @@ export class RunManager {
   }
 
   /**
-   * Reserves the thread at once (ConflictError when it already has a run going) and returns
-   * the run's events; the caller must read them to the end (the run advances as they are
-   * read), also after cancelling, so that every event is stored.
+   * Runs an analysis on a reserved thread and returns its events; the caller must read them
+   * to the end (the run advances as they are read), also after cancelling, so that every
+   * event is stored.
    */
-  start(run: StartRun): AsyncGenerator<AgentEvent, void> {
-    this.assertIdle(run.thread.id);
-    const runId = newId('run');
-    const controller = new AbortController();
-    let finish!: () => void;
-    this.active.set(run.thread.id, { runId, controller, done: new Promise((resolve) => (finish = resolve)) });
-    return this.execute(run, runId, controller, finish);
+  start(run: StartRun, reservation: Reservation): AsyncGenerator<AgentEvent, void> {
+    reservation.started = true;
+    return this.execute(run, reservation);
   }
 
-  private async *execute(
-    run: StartRun,
-    runId: string,
-    controller: AbortController,
-    finish: () => void,
-  ): AsyncGenerator<AgentEvent, void> {
+  private async *execute(run: StartRun, reservation: Reservation): AsyncGenerator<AgentEvent, void> {
+    const { runId, controller } = reservation;
     const onAbort = () => controller.abort();
     run.abortSignal?.addEventListener('abort', onAbort, { once: true });
     let writer: EventWriter | undefined;
@@ -129,8 +125,7 @@ export class RunManager {
     } finally {
       run.abortSignal?.removeEventListener('abort', onAbort);
       await writer?.flush().catch((e) => this.options.onError?.(e));
-      this.active.delete(run.thread.id);
-      finish();
+      reservation.end();
       // Reports are written after the client has its answer; shutdown waits for them.
       if (this.options.afterRun) {
         const task: Promise<void> = this.options

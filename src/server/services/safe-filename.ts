@@ -1,19 +1,31 @@
 import { InvalidInputError } from '../../errors/index.ts';
 
+const MAX_NAME_BYTES = 200;
+
 /**
  * A file name safe to create in a workspace: the last path segment of what the client sent,
- * without control characters, not `.`/`..`, at most 200 bytes. Non-UTF-8 names arrive as
- * U+FFFD from the multipart parser and are kept that way.
+ * well-formed Unicode (stray surrogates become U+FFFD), without control characters, not
+ * `.`/`..`, at most 200 bytes — shortened by whole characters, keeping the extension.
  */
 export function safeFilename(raw: string | undefined): string {
-  const base = (raw ?? '').split(/[/\\]/).pop() ?? '';
+  const sent = (raw ?? '').toWellFormed();
+  const base = sent.split(/[/\\]/).pop() ?? '';
   const cleaned = base.replace(/[\u0000-\u001f\u007f]/g, '').trim();
   if (cleaned === '' || cleaned === '.' || cleaned === '..') {
-    throw new InvalidInputError(`"${raw ?? ''}" is not a usable file name`, { param: 'file' });
+    const shown = sent.length > 60 ? `${sent.slice(0, 60)}…` : sent;
+    throw new InvalidInputError(`${JSON.stringify(shown)} is not a usable file name`, { param: 'file' });
   }
-  let name = cleaned;
-  while (Buffer.byteLength(name) > 200) name = name.slice(0, -1);
-  return name;
+  if (Buffer.byteLength(cleaned) <= MAX_NAME_BYTES) return cleaned;
+  const dot = cleaned.lastIndexOf('.');
+  const extension = dot > 0 && cleaned.length - dot <= 16 ? cleaned.slice(dot) : '';
+  let budget = MAX_NAME_BYTES - Buffer.byteLength(extension);
+  let stem = '';
+  for (const character of cleaned.slice(0, cleaned.length - extension.length)) {
+    budget -= Buffer.byteLength(character);
+    if (budget < 0) break;
+    stem += character;
+  }
+  return stem + extension;
 }
 
 /** `name (2).ext` style alternatives, for when a different file already has the name. */

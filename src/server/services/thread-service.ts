@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { copyFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { NotFoundError } from '../../errors/index.ts';
+import { InvalidInputError, NotFoundError } from '../../errors/index.ts';
 import type { SandboxManager } from '../../sandbox/sandbox.ts';
 import { openWorkspaceFile } from '../../sandbox/workspace/confined.ts';
 import { giveToSandbox } from '../../sandbox/workspace/give-to-sandbox.ts';
@@ -44,25 +44,31 @@ export class ThreadService {
     return file;
   }
 
+  /** Copies an uploaded file into the workspace under its name (see `place`). */
+  attach(thread: ThreadRecord, file: FileRecord): Promise<string> {
+    return this.place(thread, this.files.path(file.id), safeFilename(file.filename), file.sha256);
+  }
+
   /**
-   * Copies an uploaded file into the workspace under its name. The same content already
-   * there is not copied twice; a different file with the name gets `name (2).ext`. Never
-   * writes through a symlink a cell may have left (the copy is exclusive).
+   * Copies a host file into the workspace as `name`. The same content already there is
+   * not copied twice; a different file with the name gets `name (2).ext`. The source is
+   * never inside the workspace and the copy is exclusive, so a cell cannot make the host
+   * write through a symlink or hand it a file of its choosing.
    */
-  async attach(thread: ThreadRecord, file: FileRecord): Promise<string> {
-    const base = safeFilename(file.filename);
+  async place(thread: ThreadRecord, source: string, name: string, sha256: string): Promise<string> {
     for (let n = 1; n <= 1000; n++) {
-      const name = n === 1 ? base : numberedName(base, n);
+      const candidate = n === 1 ? name : numberedName(name, n);
+      const target = join(thread.workspace_dir, candidate);
       try {
-        await copyFile(this.files.path(file.id), join(thread.workspace_dir, name), constants.COPYFILE_EXCL);
-        await giveToSandbox(join(thread.workspace_dir, name));
-        return name;
+        await copyFile(source, target, constants.COPYFILE_EXCL);
+        await giveToSandbox(target);
+        return candidate;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        if ((await sha256Of(thread.workspace_dir, name)) === file.sha256) return name;
+        if ((await sha256Of(thread.workspace_dir, candidate)) === sha256) return candidate;
       }
     }
-    throw new Error(`too many files named like ${base}`);
+    throw new InvalidInputError(`too many files named like ${name}`, { param: 'file' });
   }
 
   async delete(thread: ThreadRecord): Promise<void> {
