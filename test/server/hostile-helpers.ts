@@ -322,19 +322,7 @@ export async function readStreamUntil(
   return { content, raw };
 }
 
-/** Waits until `check` holds, polling every 100 ms; fails naming `what` after `timeoutMs`. */
-export async function waitFor(
-  check: () => Promise<boolean>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
-}
+export { eventually as waitFor } from '../helpers/sandbox.ts';
 
 /** A request that must be refused: its status, what its message says, and its `param`. */
 export interface ErrorCase {
