@@ -40,7 +40,6 @@ export async function buildSandboxImage(
   const hash = recipeHash(recipe, suite);
   const log = options.log ?? (() => {});
   if (!options.force && (await currentRecipeHash(docker, options.image)) === hash) {
-    log(`${options.image} is up to date (recipe ${hash})`);
     return { image: options.image, recipe, hash, built: false };
   }
   if (recipe === 'debian') {
