@@ -8,6 +8,7 @@ const TEXT: Record<Language, Record<string, string>> = {
       "I am Analyst's built-in offline analyst. No language model is configured, so I did not interpret your question; instead I profiled your data with fixed code, and every number below comes from that code's output.",
     question: 'Your question',
     none: 'There are no data files in this workspace yet. Upload a CSV, Excel, JSON, Parquet or SQLite file and ask again.',
+    failed: 'The profiling code could not run, so there is nothing to report yet:',
     rows: 'rows',
     columns: 'columns',
     noMissing: 'No missing values.',
@@ -26,6 +27,7 @@ const TEXT: Record<Language, Record<string, string>> = {
       '我是 Analyst 内置的离线分析器。当前没有配置语言模型，因此没有解读你的问题，而是用固定代码对数据做了概况分析；下面的每个数字都来自该代码的实际输出。',
     question: '你的问题',
     none: '工作区里还没有数据文件。请上传 CSV、Excel、JSON、Parquet 或 SQLite 文件后再提问。',
+    failed: '概况分析代码没能运行，暂时没有结果：',
     rows: '行',
     columns: '列',
     noMissing: '没有缺失值。',
@@ -41,12 +43,21 @@ const TEXT: Record<Language, Record<string, string>> = {
   },
 };
 
-/** The offline analyst's answer: honest about what it is, and built only from the profile. */
-export function composeOfflineAnswer(question: string, profile: Profile | undefined): string {
+/**
+ * The offline analyst's answer: honest about what it is, and built only from the profile.
+ * `failure` says why the profiling code did not run (then there is no profile to report).
+ */
+export function composeOfflineAnswer(
+  question: string,
+  profile: Profile | undefined,
+  failure?: string,
+): string {
   const language: Language = /[\u3400-\u9fff]/.test(question) ? 'zh' : 'en';
   const t = TEXT[language];
   const lines = [t.intro, '', `**${t.question}:** ${question.trim()}`, ''];
-  if (!profile || profile.tables.length === 0) {
+  if (failure !== undefined) {
+    lines.push(`${t.failed} ${failure}`, '');
+  } else if (!profile || profile.tables.length === 0) {
     lines.push(t.none);
     for (const note of profile?.notes ?? []) lines.push(`- ${note}`);
   }

@@ -48,12 +48,9 @@ async function* runOffline(context: RunContext): AsyncGenerator<AgentEvent, Prot
     finish_reason: 'stop',
     usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
   };
-  const answer = composeOfflineAnswer(context.question, result.status === 'ok' ? profile : undefined);
   const failure =
-    result.status === 'ok'
-      ? ''
-      : `\n\n(The profile program ended with ${result.status}: ${result.message ?? ''})`;
-  const text = answer + failure;
+    result.status === 'ok' ? undefined : `${result.status}: ${result.message ?? 'no reason given'}`;
+  const text = composeOfflineAnswer(context.question, failure ? undefined : profile, failure);
   yield { type: 'text-delta', round, text: `<Answer>\n${text}\n</Answer>\n` };
   yield { type: 'answer-end', round, text };
   return { answer: text };
