@@ -14,6 +14,9 @@ import { MIGRATIONS } from './schema.ts';
 
 type Row = Record<string, unknown>;
 
+/** Newest first, strictly before the cursor record (ties on time broken by id). */
+const AFTER_CURSOR = '(@at IS NULL OR created_at < @at OR (created_at = @at AND id < @id))';
+
 /**
  * The embedded store: one SQLite database in WAL mode. better-sqlite3 is synchronous; each
  * statement is short, and a committed write survives a killed process (WAL, NORMAL sync).
@@ -68,23 +71,21 @@ export class SqliteStore implements Store {
   }
 
   async listFiles(owner: string, page: Page & { purpose?: string }): Promise<FileRecord[]> {
-    const cursor = page.after
-      ? (this.statement('SELECT created_at, id FROM files WHERE id = ? AND owner = ?').get(
+    return this.statement(
+      `SELECT * FROM files WHERE owner = @owner AND (@purpose IS NULL OR purpose = @purpose) AND ${AFTER_CURSOR}
+       ORDER BY created_at DESC, id DESC LIMIT @limit`,
+    ).all({ ...this.cursor('files', owner, page), purpose: page.purpose ?? null }) as FileRecord[];
+  }
+
+  /** Bindings for newest-first pages: `after` names the last record of the previous page. */
+  private cursor(table: 'files' | 'threads', owner: string, page: Page) {
+    const row = page.after
+      ? (this.statement(`SELECT created_at, id FROM ${table} WHERE id = ? AND owner = ?`).get(
           page.after,
           owner,
         ) as Row | undefined)
       : undefined;
-    return this.statement(
-      `SELECT * FROM files WHERE owner = @owner AND (@purpose IS NULL OR purpose = @purpose)
-         AND (@at IS NULL OR created_at < @at OR (created_at = @at AND id < @id))
-       ORDER BY created_at DESC, id DESC LIMIT @limit`,
-    ).all({
-      owner,
-      purpose: page.purpose ?? null,
-      at: cursor?.created_at ?? null,
-      id: cursor?.id ?? null,
-      limit: page.limit,
-    }) as FileRecord[];
+    return { owner, at: row?.created_at ?? null, id: row?.id ?? null, limit: page.limit };
   }
 
   async deleteFile(owner: string, id: string): Promise<boolean> {
@@ -108,16 +109,9 @@ export class SqliteStore implements Store {
   }
 
   async listThreads(owner: string, page: Page): Promise<ThreadRecord[]> {
-    const cursor = page.after
-      ? (this.statement('SELECT created_at, id FROM threads WHERE id = ? AND owner = ?').get(
-          page.after,
-          owner,
-        ) as Row | undefined)
-      : undefined;
     const rows = this.statement(
-      `SELECT * FROM threads WHERE owner = @owner AND (@at IS NULL OR created_at < @at OR (created_at = @at AND id < @id))
-       ORDER BY created_at DESC, id DESC LIMIT @limit`,
-    ).all({ owner, at: cursor?.created_at ?? null, id: cursor?.id ?? null, limit: page.limit }) as Row[];
+      `SELECT * FROM threads WHERE owner = @owner AND ${AFTER_CURSOR} ORDER BY created_at DESC, id DESC LIMIT @limit`,
+    ).all(this.cursor('threads', owner, page)) as Row[];
     return rows.map(threadOf);
   }
 
