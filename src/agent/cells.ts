@@ -1,4 +1,4 @@
-import type { Artifact, ExecResult } from '../sandbox/sandbox.ts';
+import type { ExecResult } from '../sandbox/sandbox.ts';
 import { AsyncQueue } from './async-queue.ts';
 import type { RunContext } from './context.ts';
 import type { AgentEvent } from './events.ts';
@@ -8,15 +8,14 @@ type Execute = (onOutput: (text: string) => void) => Promise<ExecResult>;
 /**
  * Runs one cell and yields its events in order: code-start/-end, execution-start, output
  * as it streams, execution-end and one artifact-created per file. Returns the result.
+ * `inText`: the model's text already holds the cell's `<Code>` section (tag protocols).
  */
 export async function* cellEvents(
-  round: number,
-  cellId: string,
-  language: 'python' | 'sql',
-  code: string,
+  cell: { round: number; cellId: string; language: 'python' | 'sql'; code: string; inText: boolean },
   execute: Execute,
 ): AsyncGenerator<AgentEvent, ExecResult> {
-  yield { type: 'code-start', round, cell_id: cellId, language };
+  const { round, cellId, language, code } = cell;
+  yield { type: 'code-start', round, cell_id: cellId, language, in_text: cell.inText };
   yield { type: 'code-end', round, cell_id: cellId, language, code };
   yield { type: 'execution-start', round, cell_id: cellId };
   const output = new AsyncQueue<string>();
@@ -50,18 +49,4 @@ export function outputForModel(result: ExecResult): string {
   if (result.status !== 'ok' && result.message) notes.push(`[${result.status}] ${result.message}`);
   const output = result.output.replace(/\s+$/, '');
   return [output, ...notes].filter(Boolean).join('\n') || '(no output)';
-}
-
-/** DeepAnalyze's UI-only `<File>` block listing the files a cell produced. */
-export function fileBlock(artifacts: Artifact[], fileUrl: (path: string) => string): string {
-  if (artifacts.length === 0) return '';
-  const lines = ['<File>'];
-  for (const artifact of artifacts) {
-    const name = artifact.path.split('/').pop() ?? artifact.path;
-    const url = fileUrl(artifact.path);
-    lines.push(`- [${name}](${url})`);
-    if (/^image\/(png|jpeg|gif|webp|svg\+xml)$/.test(artifact.mime)) lines.push(`![${name}](${url})`);
-  }
-  lines.push('</File>');
-  return `\n${lines.join('\n')}\n`;
 }

@@ -31,17 +31,25 @@ export type AgentEvent =
   /** A model call begins. */
   | { type: 'round-start'; round: number }
   /**
-   * Text of the transcript as it streams, already in tagged form (`<Analyze>…`); the
-   * concatenation of all text deltas of a run is its transcript.
+   * What the model wrote, as it streams, in DeepAnalyze's tags (`<Analyze>…`, and in the tag
+   * protocols the model's own `<Code>` sections). Cells, their output and files are never
+   * written here: they are events of their own, and `record/transcript.ts` renders the tagged
+   * transcript from all of them.
    */
   | { type: 'text-delta'; round: number; text: string }
-  /** A code cell was found (tag protocols) or called for (tools mode). */
-  | { type: 'code-start'; round: number; cell_id: string; language: 'python' | 'sql' }
+  /**
+   * A cell is about to run. `in_text`: the model's text already holds this cell's `<Code>`
+   * section (tag protocols); otherwise the code exists only in this event (tool calls, the
+   * offline analyst).
+   */
+  | { type: 'code-start'; round: number; cell_id: string; language: 'python' | 'sql'; in_text: boolean }
   | { type: 'code-end'; round: number; cell_id: string; language: 'python' | 'sql'; code: string }
   | { type: 'execution-start'; round: number; cell_id: string }
   | { type: 'execution-output'; round: number; cell_id: string; text: string }
   | { type: 'execution-end'; round: number; cell_id: string; result: ExecResult }
   | { type: 'artifact-created'; round: number; cell_id: string; artifact: Artifact }
+  /** A cell that was not run, and why (tools mode: python_exec without usable query rows). */
+  | { type: 'execution-refused'; round: number; cell_id: string; reason: string }
   /** Tools mode: the model called a tool (its result follows as execution-* events). */
   | {
       type: 'tool-call';
@@ -69,7 +77,7 @@ export type AgentEvent =
       reason?: string;
       usage: TokenCount;
       duration_ms: number;
-      /** The whole tagged transcript, tags repaired. */
+      /** The whole tagged transcript (rendered from the events by `record/transcript.ts`), tags repaired. */
       transcript: string;
       /** The final answer text, if any. */
       answer?: string;

@@ -9,6 +9,7 @@ import type { AgentEvent, RunStatus } from './events.ts';
 import type { AgentProtocol } from './protocol.ts';
 import { PROTOCOLS } from './protocols/index.ts';
 import { answerOf, repairTranscript } from './transcript/tags.ts';
+import { TranscriptWriter } from './view/transcript.ts';
 
 export interface RunAnalysisOptions {
   /** The model to call; omit for the offline analyst. */
@@ -69,6 +70,7 @@ export async function* runAnalysis(options: RunAnalysisOptions): AsyncGenerator<
     fileUrl: options.fileUrl ?? ((path) => path),
   };
 
+  const writer = new TranscriptWriter(context.fileUrl);
   let transcript = '';
   let answer: string | undefined;
   let status: RunStatus = 'completed';
@@ -95,7 +97,7 @@ export async function* runAnalysis(options: RunAnalysisOptions): AsyncGenerator<
       }
       const event = next.value;
       if ('round' in event && event.round > round) round = event.round;
-      if (event.type === 'text-delta') transcript += event.text;
+      transcript += writer.push(event);
       yield event;
     }
   } catch (error) {

@@ -61,7 +61,7 @@ function noteMarkdown(note: NoteStep): string {
 /** A cell: its code, its output as the sandbox gave it, a status line when not ok, its files. */
 export function cellMarkdown(cell: CellStep): string {
   const parts = [fence(cell.code, cell.language)];
-  const output = cell.result?.output ?? cell.transcriptOutput ?? '';
+  const output = cell.result?.output ?? '';
   if (output) parts.push('Output:', fence(output, 'text'));
   else if (cell.result) parts.push('*No output.*');
   const status = cellStatusLine(cell);
@@ -73,6 +73,7 @@ export function cellMarkdown(cell: CellStep): string {
 /** A bold status line for a cell that did not end `ok`, with the sandbox's explanation. */
 export function cellStatusLine(cell: CellStep): string | undefined {
   const result = cell.result;
+  if (cell.state === 'refused') return `**Not executed:** ${escapeInline(cell.refusal ?? 'refused')}`;
   if (!result) return '**Not executed:** no result was recorded for this cell.';
   if (result.status === 'ok') return undefined;
   const exit = result.exit_code === null ? '' : ` (exit code ${result.exit_code})`;

@@ -77,8 +77,9 @@ async function outputsOf(cell: CellStep, read: ReadArtifact): Promise<NotebookOu
   const result = cell.result;
   let ending: NotebookOutput | undefined;
   if (!result) {
-    if (cell.transcriptOutput) outputs.push(stream('stdout', cell.transcriptOutput));
-    ending = stream('stderr', '[not executed] no result was recorded for this cell\n');
+    const why =
+      cell.state === 'refused' ? `refused: ${cell.refusal}` : 'no result was recorded for this cell';
+    ending = stream('stderr', `[not executed] ${why}\n`);
   } else if (result.status === 'error') {
     const parsed = parseTraceback(result.output);
     if (parsed) {

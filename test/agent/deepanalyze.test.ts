@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { repairTranscript } from '../../src/agent/transcript/tags.ts';
+import { transcriptOf } from '../../src/agent/view/transcript.ts';
 import type { DockerSandboxManager } from '../../src/sandbox/docker/manager.ts';
 import { collect, ofType, question, runEnd, scriptedModel, writeSales } from '../helpers/agent.ts';
 import { tempWorkspace, testSandbox } from '../helpers/sandbox.ts';
@@ -78,11 +78,12 @@ describe('DeepAnalyze and prompted protocols, scripted model + real sandbox', ()
         ['user', 'assistant', 'execute', 'assistant', 'execute'],
       );
       assert.ok(third.messages[1]!.content.endsWith('</Code>'));
-      const deltas = ofType(events, 'text-delta')
+      assert.equal(transcriptOf(events), end.transcript, 'the events render to the transcript');
+      const modelText = ofType(events, 'text-delta')
         .map((e) => e.text)
         .join('');
-      assert.equal(repairTranscript(deltas), end.transcript, 'the streamed text is the transcript');
-      assert.ok(deltas.includes('<Answer>The total amount is **60**.</Answer>'));
+      assert.doesNotMatch(modelText, /<Execute>/, 'execution blocks are events, not text');
+      assert.ok(modelText.includes('<Answer>The total amount is **60**.</Answer>'));
     } finally {
       await server.close();
       await workspace.cleanup();

@@ -141,10 +141,7 @@ describe('tools protocol: query and python_exec', () => {
         ofType(events, 'execution-end').filter((e) => e.result.source_query_ids.includes('call_p')).length,
         0,
       );
-      assert.equal(
-        ofType(events, 'notice').filter((n) => n.message.startsWith('python_exec refused')).length,
-        2,
-      );
+      assert.equal(ofType(events, 'execution-refused').filter((e) => /query/.test(e.reason)).length, 2);
       assert.equal(runEnd(events).status, 'completed');
     } finally {
       await server.close();

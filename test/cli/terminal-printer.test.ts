@@ -34,9 +34,10 @@ function cell(
   code: string,
   output: string,
   artifacts: ExecResult['artifacts'] = [],
+  inText = true,
 ): AgentEvent[] {
   return [
-    { type: 'code-start', round: 1, cell_id: id, language: 'python' },
+    { type: 'code-start', round: 1, cell_id: id, language: 'python', in_text: inText },
     { type: 'code-end', round: 1, cell_id: id, language: 'python', code },
     { type: 'execution-start', round: 1, cell_id: id },
     { type: 'execution-output', round: 1, cell_id: id, text: output },
@@ -62,6 +63,7 @@ describe('TerminalPrinter', () => {
       ...deltas(`<Analyze>Multiply.</Analyze>\n<Code>\n${code}\n`, 3),
       { type: 'text-delta', round: 1, text: '</Code>' },
       ...cell('c1', code, '42\n', [chart]),
+      // An execution block the model writes itself is not shown: output comes from the cell.
       ...deltas('\n<Execute>\n```\n42\n```\n</Execute>\n\n<File>\n- [chart.png](chart.png)\n</File>\n', 4),
       ...deltas('<Answer>It is 42.</Answer>', 5),
     ]);
@@ -79,12 +81,7 @@ describe('TerminalPrinter', () => {
     const code = Array.from({ length: 30 }, (_, i) => `x${i} = ${i}`).join('\n');
     const out = printed([
       { type: 'text-delta', round: 1, text: '<Analyze>\nProfiling.\n</Analyze>\n' },
-      ...cell('c1', code, 'done\n'),
-      {
-        type: 'text-delta',
-        round: 1,
-        text: `<Code>\n\`\`\`python\n${code}\n\`\`\`\n</Code>\n<Execute>\n\`\`\`\ndone\n\`\`\`\n</Execute>\n`,
-      },
+      ...cell('c1', code, 'done\n', [], false),
       { type: 'text-delta', round: 1, text: '<Answer>\nDone.\n</Answer>\n' },
     ]);
     assert.equal(count(out, 'x0 = 0'), 1, out);

@@ -211,12 +211,9 @@ describe('reports from the real agent loop', () => {
     const order = [
       '## Answer\n\nI need a query first; no data was loaded.',
       '### Step 1 · Analyze\n\nLet me compute it.',
-      '### Step 2 · Notice',
-      'python_exec refused: python_exec needs query results from this turn',
-      '### Step 3 · Python cell',
+      '### Step 2 · Python cell',
       '```python\nprint(len(data))\n```',
-      '[refused] python_exec needs query results',
-      '**Not executed:** no result was recorded for this cell.',
+      '**Not executed:** python\\_exec needs query results from this turn',
     ];
     let from = 0;
     for (const needle of order) {

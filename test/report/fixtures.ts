@@ -1,4 +1,5 @@
 import type { AgentEvent, RunStatus } from '../../src/agent/events.ts';
+import { transcriptOf } from '../../src/agent/view/transcript.ts';
 import type { ReadArtifact, RunRecord } from '../../src/report/index.ts';
 import type { Artifact, ExecResult } from '../../src/sandbox/sandbox.ts';
 
@@ -37,13 +38,12 @@ interface CellSpec {
 }
 
 /**
- * Writes the events of one run the way the agent loop does. `tags` runs put code and
- * output in the transcript (DeepAnalyze); `tools` runs carry code only in events.
+ * Writes the events of one run the way the agent loop does. In `tags` runs the model writes
+ * each cell's code in its text (DeepAnalyze); `tools` runs carry code only in events.
  */
 export class RunBuilder {
   readonly events: AgentEvent[] = [];
   private round = 1;
-  private transcript = '';
 
   constructor(
     question: string,
@@ -62,7 +62,6 @@ export class RunBuilder {
 
   /** Streams text in small deltas, as a model does. */
   text(text: string): this {
-    this.transcript += text;
     for (let i = 0; i < text.length; i += 7) {
       this.events.push({ type: 'text-delta', round: this.round, text: text.slice(i, i + 7) });
     }
@@ -73,10 +72,10 @@ export class RunBuilder {
     const language = spec.language ?? 'python';
     const { id: cell_id } = spec;
     const round = this.round;
-    // As the loop does: tag protocols stream the code first; tools mode writes a Code and
-    // Execute block into the transcript after the call ran.
-    if (this.mode === 'tags') this.text(`<Code>\n\`\`\`python\n${spec.code}\n\`\`\`\n`).text('</Code>');
-    this.events.push({ type: 'code-start', round, cell_id, language });
+    // As the loop does: tag protocols stream the code first; tools mode has it only in events.
+    const inText = this.mode === 'tags';
+    if (inText) this.text(`<Code>\n\`\`\`python\n${spec.code}\n\`\`\`\n`).text('</Code>');
+    this.events.push({ type: 'code-start', round, cell_id, language, in_text: inText });
     this.events.push({ type: 'code-end', round, cell_id, language, code: spec.code });
     const result = spec.result;
     if (result) {
@@ -86,17 +85,6 @@ export class RunBuilder {
       for (const made of result.artifacts)
         this.events.push({ type: 'artifact-created', round, cell_id, artifact: made });
     }
-    const shown = result
-      ? `${result.output.trimEnd()}${result.status === 'ok' ? '' : `\n[${result.status}] ${result.message ?? ''}`}`
-      : '';
-    if (this.mode === 'tools') this.text(codeBlock(language, spec.code, shown));
-    else if (result) {
-      this.text(`\n<Execute>\n\`\`\`\n${shown}\n\`\`\`\n</Execute>\n`);
-      if (result.artifacts.length)
-        this.text(
-          `\n<File>\n${result.artifacts.map((a) => `- [${a.path}](${a.path})`).join('\n')}\n</File>\n`,
-        );
-    }
     this.events.push({ type: 'round-end', round, finish_reason: 'stop', usage: USAGE });
     this.round++;
     return this;
@@ -104,8 +92,12 @@ export class RunBuilder {
 
   /** Tools mode: a python_exec call the loop refused to run. */
   refused(code: string, reason: string): this {
-    this.notice(`python_exec refused: ${reason}`);
-    return this.text(codeBlock('python', code, `[refused] ${reason}`));
+    const round = this.round;
+    const cell_id = `refused-${this.events.length}`;
+    this.events.push({ type: 'code-start', round, cell_id, language: 'python', in_text: false });
+    this.events.push({ type: 'code-end', round, cell_id, language: 'python', code });
+    this.events.push({ type: 'execution-refused', round, cell_id, reason });
+    return this;
   }
 
   notice(message: string): this {
@@ -127,17 +119,12 @@ export class RunBuilder {
       ...(reason ? { reason } : {}),
       usage: USAGE,
       duration_ms: 1000,
-      transcript: this.transcript,
+      transcript: transcriptOf(this.events),
       ...(answer ? { answer } : {}),
     });
     return this;
   }
 }
-
-function codeBlock(language: string, code: string, output: string): string {
-  return `<Code>\n\`\`\`${language}\n${code.trimEnd()}\n\`\`\`\n</Code>\n<Execute>\n\`\`\`\n${output.trimEnd()}\n\`\`\`\n</Execute>\n`;
-}
-
 export function record(title: string, question: string, ...runs: RunBuilder[]): RunRecord {
   return {
     title,

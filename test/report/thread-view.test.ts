@@ -31,7 +31,7 @@ describe('reading a thread from its events', () => {
     assert.equal(run!.status, 'completed');
   });
 
-  test('a cell the run never got to run is shown from the transcript, marked as not executed', () => {
+  test('a cell the model wrote but the run never got to run is shown, marked as not executed', () => {
     const events: AgentEvent[] = [
       ...new RunBuilder('q')
         .text('<Analyze>one</Analyze>')
@@ -48,11 +48,12 @@ describe('reading a thread from its events', () => {
       },
     ];
     const [run] = readThread({ title: 't', question: 'q', model: 'm', createdAt: '', events }).runs;
-    assert.deepEqual(summary(run!.steps), ['Analyze:one', 'cell:c1', 'Analyze:two', 'cell:unrun-5']);
+    assert.deepEqual(summary(run!.steps), ['Analyze:one', 'cell:c1', 'Analyze:two', 'cell:text-2']);
     const last = run!.steps[3];
     assert.ok(last?.kind === 'cell');
     assert.equal(last.code, 'b = 2');
     assert.equal(last.result, undefined);
+    assert.equal(last.state, 'not-run');
     assert.deepEqual(
       [run!.status, run!.reason, run!.answer],
       ['cancelled', 'stopped by the user', undefined],
@@ -68,19 +69,15 @@ describe('reading a thread from its events', () => {
       .cell({ id: 'p1', code: 'print(len(data))', result: execResult({ output: '1\n' }) })
       .answer('上海');
     const [run] = readThread(record('t', 'Top city?', builder)).runs;
-    assert.deepEqual(summary(run!.steps), [
-      'Analyze:First the totals.',
-      'cell:q1',
-      'Analyze:Then Python.',
-      'note:python_exec refused: the latest query returned no rows',
-      'cell:unrun-5',
-      'cell:p1',
-    ]);
-    const refused = run!.steps[4];
+    const steps = summary(run!.steps);
+    assert.deepEqual(steps.slice(0, 3), ['Analyze:First the totals.', 'cell:q1', 'Analyze:Then Python.']);
+    assert.match(steps[3]!, /^cell:refused-/);
+    assert.deepEqual(steps.slice(4), ['cell:p1']);
+    const refused = run!.steps[3];
     assert.ok(refused?.kind === 'cell');
     assert.deepEqual(
-      [refused.code, refused.result, refused.transcriptOutput],
-      ['print(data)', undefined, '[refused] the latest query returned no rows'],
+      [refused.code, refused.result, refused.state, refused.refusal],
+      ['print(data)', undefined, 'refused', 'the latest query returned no rows'],
     );
     const sql = run!.steps[1];
     assert.ok(sql?.kind === 'cell' && sql.language === 'sql' && sql.result?.output === 'one row\n');
@@ -145,7 +142,7 @@ describe('reading a thread from its events', () => {
     assert.equal(mainRunIndex(view), 1);
   });
 
-  test('without text deltas the stored transcript is read; a complete Answer section counts', () => {
+  test('a run with no text deltas still has its answer from run-end', () => {
     const events: AgentEvent[] = [
       { type: 'run-start', round: 0, run_id: 'r1', model: 'm', protocol: 'prompted', question: 'q', at: '' },
       {
@@ -154,11 +151,12 @@ describe('reading a thread from its events', () => {
         status: 'completed',
         usage: USAGE,
         duration_ms: 1,
-        transcript: '<Analyze>look</Analyze><Answer>forty-two</Answer>',
+        transcript: '<Answer>forty-two</Answer>',
+        answer: 'forty-two',
       },
     ];
     const [run] = readThread({ title: '', question: 'q', model: 'm', createdAt: '', events }).runs;
-    assert.deepEqual(summary(run!.steps), ['Analyze:look']);
+    assert.deepEqual(summary(run!.steps), []);
     assert.equal(run!.answer, 'forty-two');
   });
 });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { cellEvents, fileBlock, sessionCell } from '../cells.ts';
+import { cellEvents, sessionCell } from '../cells.ts';
 import type { RunContext } from '../context.ts';
 import type { AgentEvent } from '../events.ts';
 import { composeOfflineAnswer } from '../offline/compose-answer.ts';
@@ -28,7 +28,8 @@ async function* runOffline(context: RunContext): AsyncGenerator<AgentEvent, Prot
   const run = sessionCell(context, code, { maxOutputBytes: QUERY_OUTPUT_BYTES });
   let profile: Profile | undefined;
   // The JSON summary after the marker is for the answer, not for people: show the rest.
-  const result = yield* cellEvents(round, cellId, 'python', code, async (onOutput) => {
+  const cell = { round, cellId, language: 'python' as const, code, inText: false };
+  const result = yield* cellEvents(cell, async (onOutput) => {
     const exec = await run(() => {});
     const parsed = parseProfileOutput(exec.output, marker);
     profile = parsed.profile;
@@ -37,11 +38,6 @@ async function* runOffline(context: RunContext): AsyncGenerator<AgentEvent, Prot
     return { ...exec, output: readable, output_bytes: Buffer.byteLength(readable), output_complete: true };
   });
   if (result.status === 'cancelled' && context.abortSignal.aborted) throw abortError();
-  yield {
-    type: 'text-delta',
-    round,
-    text: `<Code>\n\`\`\`python\n${code.trim()}\n\`\`\`\n</Code>\n<Execute>\n\`\`\`\n${result.output.trim()}\n\`\`\`\n</Execute>\n${fileBlock(result.artifacts, context.fileUrl)}`,
-  };
   yield {
     type: 'round-end',
     round,

@@ -1,5 +1,5 @@
 import type { ChatMessage, ProtocolName } from '../../llm/model.ts';
-import { cellEvents, fileBlock, outputForModel, sessionCell } from '../cells.ts';
+import { cellEvents, outputForModel, sessionCell } from '../cells.ts';
 import type { RunContext } from '../context.ts';
 import { CapReachedError } from '../errors/cap-reached-error.ts';
 import type { AgentEvent } from '../events.ts';
@@ -96,11 +96,12 @@ async function* runTagged(
         output = '(the <Code> block was empty: write Python between <Code> and </Code>)';
         yield { type: 'notice', round, message: 'the model wrote an empty code cell' };
       } else {
-        const exec = yield* cellEvents(round, cellId, 'python', code, sessionCell(context, code));
+        const exec = yield* cellEvents(
+          { round, cellId, language: 'python', code, inText: true },
+          sessionCell(context, code),
+        );
         if (exec.status === 'cancelled' && context.abortSignal.aborted) throw abortError();
         output = outputForModel(exec);
-        const block = `\n<Execute>\n\`\`\`\n${exec.output.replace(/\s+$/, '')}${exec.status === 'ok' ? '' : `\n[${exec.status}] ${exec.message ?? ''}`}\n\`\`\`\n</Execute>\n${fileBlock(exec.artifacts, context.fileUrl)}`;
-        yield { type: 'text-delta', round, text: block };
       }
       messages.push(config.executeMessage(output));
       continue;

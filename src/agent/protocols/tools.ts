@@ -25,9 +25,9 @@ const EXAMPLE_ARGS: Record<ToolName, string> = {
 };
 
 /**
- * OpenAI function calling with `query` and `python_exec` (SPEC §4.3). The transcript is
- * written in the same tags as the other protocols: prose as <Analyze>, each call as
- * <Code>/<Execute>, the final reply as <Answer>.
+ * OpenAI function calling with `query` and `python_exec` (SPEC §4.3). The model's prose
+ * is written as <Analyze>, its final reply as <Answer>; each call is a cell of its own
+ * (events only), so the transcript shows it in the same tags as the other protocols.
  */
 export const toolsProtocol: AgentProtocol = { name: 'tools', run: runTools };
 
@@ -111,23 +111,24 @@ async function* handleCall(
   if (tool === 'query') {
     const sql = (args.value as z.infer<typeof QueryArgs>).sql;
     let message = '';
-    yield* cellEvents(round, cellId, 'sql', sql, async (onOutput) => {
+    yield* cellEvents({ round, cellId, language: 'sql', code: sql, inText: false }, async (onOutput) => {
       const outcome = await runQuery(context, turn, call.id, sql, onOutput);
       message = outcome.message;
       return outcome.display;
     });
-    yield { type: 'text-delta', round, text: codeBlock('sql', sql, message) };
     return message;
   }
 
   const { code, timeout } = args.value as z.infer<typeof PythonExecArgs>;
   const input = turn.pythonExecInput();
   if (!input.allowed) {
-    yield { type: 'notice', round, message: `python_exec refused: ${input.reason}` };
-    yield { type: 'text-delta', round, text: codeBlock('python', code, `[refused] ${input.reason}`) };
+    yield { type: 'code-start', round, cell_id: cellId, language: 'python', in_text: false };
+    yield { type: 'code-end', round, cell_id: cellId, language: 'python', code };
+    yield { type: 'execution-refused', round, cell_id: cellId, reason: input.reason };
     return `python_exec did not run: ${input.reason}.`;
   }
-  const result = yield* cellEvents(round, cellId, 'python', code, (onOutput) =>
+  const cell = { round, cellId, language: 'python' as const, code, inText: false };
+  const result = yield* cellEvents(cell, (onOutput) =>
     context.sandbox.runEphemeral({
       code,
       timeoutMs: timeout === undefined ? undefined : Math.round(timeout * 1000),
@@ -145,7 +146,6 @@ async function* handleCall(
     'output:',
     outputForModel(result),
   ].join('\n');
-  yield { type: 'text-delta', round, text: codeBlock('python', code, summary) };
   return summary;
 }
 
@@ -166,10 +166,6 @@ function parseArguments(
     i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message,
   );
   return { ok: false, error: issues.join('; ') };
-}
-
-function codeBlock(language: string, code: string, output: string): string {
-  return `<Code>\n\`\`\`${language}\n${code.replace(/\s+$/, '')}\n\`\`\`\n</Code>\n<Execute>\n\`\`\`\n${output.replace(/\s+$/, '')}\n\`\`\`\n</Execute>\n`;
 }
 
 async function toolMessages(context: RunContext, enabled: ToolName[]): Promise<ChatMessage[]> {

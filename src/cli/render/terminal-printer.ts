@@ -1,5 +1,5 @@
-import type { AgentEvent, SectionTag } from '../../agent/events.ts';
-import { TagScanner, type TagToken } from './tag-scanner.ts';
+import type { AgentEvent } from '../../agent/events.ts';
+import { type CellStep, StepBuilder, type StepUpdate } from '../../agent/view/steps.ts';
 
 const STYLE = {
   dim: '\u001b[2m',
@@ -13,36 +13,30 @@ const STYLE = {
 
 export interface TerminalPrinterOptions {
   /**
-   * Code that was not streamed as model text (the offline analyst's profile program, tool
-   * calls) is printed from its event, cut after this many lines. Default 20.
+   * Code that was not streamed as model text (the offline analyst's cells, tool calls) is
+   * printed when the cell starts, cut after this many lines. Default 20.
    */
   maxCodeLines?: number;
 }
 
 /**
- * Prints an analysis as it streams: the model's tagged text as it comes, execution output
- * dimmed, files and status lines in colour (when the terminal has colour).
- *
- * Every cell is printed once. The transcript repeats each cell's output as an `<Execute>`
- * block (and its files as `<File>`) after the execution events have shown them, so those
- * blocks are skipped. Code the model streams in `<Code>` is shown as it comes; code that
- * arrives whole (offline analyst, tools mode) is shown from its `code-end` event, and the
- * `<Code>` block the protocol writes afterwards is skipped. Tags may be split across deltas.
+ * Prints an analysis as it streams, from its steps (`agent/view/steps.ts`): the model's
+ * sections as they come, with their tags; each cell's code once (as the model writes it,
+ * or whole when it starts), its output dimmed, its status and files in colour (when the
+ * terminal has colour).
  */
 export class TerminalPrinter {
-  private readonly scanner = new TagScanner();
+  private readonly builder = new StepBuilder();
   private readonly maxCodeLines: number;
   private atLineStart = true;
   /** The last thing written was a status line: whitespace the model wrote next is dropped. */
   private afterStatusLine = true;
   /** Trailing whitespace of model text, written only if visible text follows. */
   private pendingSpace = '';
-  /** The section being skipped (`Execute`, `File`, or a `Code` block already shown). */
-  private hiding: SectionTag | undefined;
-  /** A `<Code>` section was shown from the text since the last cell. */
-  private codeStreamed = false;
-  /** Cells shown from their events whose `<Code>` block is still to come in the text. */
-  private codeBlocksToSkip = 0;
+  /** The step whose section is open (its closing tag not printed yet). */
+  private openSection: { index: number; tag: string } | undefined;
+  /** How much of each cell was printed: its code, its state, its files. */
+  private readonly printed = new Map<number, { code: boolean; state: string; files: number }>();
 
   constructor(
     private readonly write: (text: string) => void,
@@ -53,109 +47,109 @@ export class TerminalPrinter {
   }
 
   print(event: AgentEvent): void {
-    switch (event.type) {
-      case 'run-start':
-        this.line(this.paint('dim', `analyst: ${event.model} (${event.protocol}) — ${event.run_id}`));
-        break;
-      case 'text-delta':
-        for (const token of this.scanner.push(event.text)) this.token(token);
-        break;
-      case 'code-end':
-        this.flushText();
-        if (!this.codeStreamed) {
-          this.code(event.language, event.code);
-          this.codeBlocksToSkip += 1;
+    if (event.type === 'run-start')
+      this.line(this.paint('dim', `analyst: ${event.model} (${event.protocol}) — ${event.run_id}`));
+    for (const update of this.builder.push(event)) this.apply(update);
+    if (event.type === 'run-end') {
+      this.closeSection();
+      const colour = event.status === 'completed' ? 'green' : event.status === 'cancelled' ? 'yellow' : 'red';
+      const tokens = event.usage.total_tokens ? `, ${event.usage.total_tokens} tokens` : '';
+      this.line(
+        this.paint(
+          colour,
+          `run ${event.status} after ${event.round} round(s), ${Math.round(event.duration_ms / 1000)} s${tokens}`,
+        ) + (event.reason ? ` — ${event.reason}` : ''),
+      );
+    }
+  }
+
+  private apply(update: StepUpdate): void {
+    if (update.type === 'run-changed') return;
+    const step = this.builder.steps[update.index];
+    if (!step) return;
+    switch (update.type) {
+      case 'step-added':
+        this.closeSection();
+        if (step.kind === 'note') {
+          const [style, label] =
+            step.level === 'error'
+              ? (['red', `error (${step.code})`] as const)
+              : (['yellow', 'note'] as const);
+          this.line(this.paint(style, `${label}: ${step.text}`));
+        } else if (step.kind === 'cell') {
+          // Code the model writes in its text is printed as it comes, so never again.
+          this.printed.set(update.index, { code: step.state === 'writing', state: step.state, files: 0 });
+          if (step.state === 'writing') this.openTag(update.index, 'Code');
+        } else {
+          this.openTag(update.index, step.kind === 'answer' ? 'Answer' : step.tag);
         }
-        this.codeStreamed = false;
         break;
-      case 'execution-start':
-        this.line(this.paint('dim', '── running ──'));
+      case 'text-appended':
+        if (this.openSection?.index === update.index) this.modelText(update.text);
         break;
-      case 'execution-output':
-        this.text(this.paint('dim', event.text));
+      case 'section-closed':
+        if (this.openSection?.index === update.index) this.closeSection();
         break;
-      case 'execution-end': {
-        const { status, duration_ms: ms, message } = event.result;
+      case 'output-appended':
+        this.text(this.paint('dim', update.text));
+        break;
+      case 'step-changed':
+        if (step.kind === 'cell') this.cellChanged(update.index, step);
+        break;
+    }
+  }
+
+  private cellChanged(index: number, cell: CellStep): void {
+    const seen = this.printed.get(index) ?? { code: false, state: '', files: 0 };
+    this.printed.set(index, seen);
+    if (cell.state === seen.state && cell.artifacts.length === seen.files) return;
+    if (cell.state !== 'writing' && this.openSection?.index === index) this.closeSection();
+    if ((cell.state === 'running' || cell.state === 'refused') && !seen.code) {
+      this.code(cell.language, cell.code);
+      seen.code = true;
+    }
+    if (cell.state !== seen.state) {
+      if (cell.state === 'running') this.line(this.paint('dim', '── running ──'));
+      if (cell.state === 'refused') this.line(this.paint('red', `── refused: ${cell.refusal} ──`));
+      if (cell.state === 'done' && cell.result) {
+        const { status, duration_ms: ms, message } = cell.result;
         const colour = status === 'ok' ? 'green' : 'red';
         this.line(
           this.paint(colour, `── ${status} in ${Math.round(ms)} ms${message ? `: ${message}` : ''} ──`),
         );
-        break;
       }
-      case 'artifact-created':
-        this.line(
-          this.paint(
-            'cyan',
-            `   ${event.artifact.change}: ${event.artifact.path} (${event.artifact.bytes} bytes)`,
-          ),
-        );
-        break;
-      case 'notice':
-        this.line(this.paint('yellow', `note: ${event.message}`));
-        break;
-      case 'error':
-        this.line(this.paint('red', `error (${event.code}): ${event.message}`));
-        break;
-      case 'run-end': {
-        this.flushText();
-        const colour =
-          event.status === 'completed' ? 'green' : event.status === 'cancelled' ? 'yellow' : 'red';
-        const tokens = event.usage.total_tokens ? `, ${event.usage.total_tokens} tokens` : '';
-        this.line(
-          this.paint(
-            colour,
-            `run ${event.status} after ${event.round} round(s), ${Math.round(event.duration_ms / 1000)} s${tokens}`,
-          ) + (event.reason ? ` — ${event.reason}` : ''),
-        );
-        break;
-      }
-      default:
-        break;
+      seen.state = cell.state;
     }
+    for (const artifact of cell.artifacts.slice(seen.files)) {
+      this.line(this.paint('cyan', `   ${artifact.change}: ${artifact.path} (${artifact.bytes} bytes)`));
+    }
+    seen.files = cell.artifacts.length;
   }
 
-  private token(token: TagToken): void {
-    if (token.kind === 'text') {
-      if (this.hiding) return;
-      const body = token.text.replace(/\s+$/, '');
-      const trailing = token.text.slice(body.length);
-      if (body) this.modelText(body);
-      this.pendingSpace += trailing;
-      return;
-    }
-    if (token.kind === 'close') {
-      if (this.hiding === token.tag) {
-        this.hiding = undefined;
-        this.pendingSpace = '';
-      } else if (!this.hiding) {
-        this.modelText(this.highlight(token.raw));
-      }
-      return;
-    }
-    // An opening tag closes a section left open (models forget closing tags).
-    this.hiding = undefined;
-    const skipCode = token.tag === 'Code' && this.codeBlocksToSkip > 0;
-    if (token.tag === 'Execute' || token.tag === 'File' || skipCode) {
-      if (skipCode) this.codeBlocksToSkip -= 1;
-      this.hiding = token.tag;
-      this.pendingSpace = '';
-      return;
-    }
-    if (token.tag === 'Code') this.codeStreamed = true;
-    this.modelText(this.highlight(token.raw));
+  private openTag(index: number, tag: string): void {
+    this.openSection = { index, tag };
+    this.modelText(this.paint('bold', `<${tag}>`));
   }
 
-  /** Writes visible model text, with the whitespace held before it. */
+  private closeSection(): void {
+    const open = this.openSection;
+    if (!open) return;
+    this.openSection = undefined;
+    this.pendingSpace = '';
+    this.modelText(this.paint('bold', `</${open.tag}>`));
+    this.pendingSpace = '\n';
+  }
+
+  /** Writes visible model text, holding trailing whitespace until more text follows. */
   private modelText(text: string): void {
-    if (!this.afterStatusLine) this.text(this.pendingSpace);
-    this.pendingSpace = '';
-    this.text(text);
-  }
-
-  /** Writes out a tag cut at the end of the last delta, if the stream stopped inside it. */
-  private flushText(): void {
-    for (const token of this.scanner.flush()) this.token(token);
-    this.pendingSpace = '';
+    const body = text.replace(/\s+$/, '');
+    const trailing = text.slice(body.length);
+    if (body) {
+      if (!this.afterStatusLine) this.text(this.pendingSpace);
+      this.pendingSpace = '';
+      this.text(body);
+    }
+    this.pendingSpace += trailing;
   }
 
   private code(language: string, code: string): void {
@@ -164,10 +158,6 @@ export class TerminalPrinter {
     for (const line of lines.slice(0, this.maxCodeLines)) this.line(line);
     const more = lines.length - this.maxCodeLines;
     if (more > 0) this.line(this.paint('dim', `   … ${more} more line${more === 1 ? '' : 's'}`));
-  }
-
-  private highlight(tag: string): string {
-    return this.paint('bold', tag);
   }
 
   private paint(style: keyof typeof STYLE, text: string): string {

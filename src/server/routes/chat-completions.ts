@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { type AgentEvent, artifactsOf } from '../../agent/events.ts';
+import { TranscriptWriter } from '../../agent/view/transcript.ts';
 import type { ChatMessage } from '../../llm/model.ts';
 import { chunk, completion, type FileLink, finishReasonOf, usageChunk } from '../chat/completion.ts';
 import { conversationOf, fileIdsOf, parseChatRequest, threadIdOf } from '../chat/request.ts';
@@ -68,6 +69,7 @@ export function registerChatRoutes(app: FastifyInstance, deps: AppDeps): void {
         threadId: thread.id,
         includeUsage: body.stream_options?.include_usage === true,
         links: linksOf,
+        fileUrl,
       });
     }
 
@@ -94,6 +96,7 @@ async function streamChat(
     threadId: string;
     includeUsage: boolean;
     links: (all: AgentEvent[]) => FileLink[];
+    fileUrl: (path: string) => string;
   },
 ): Promise<void> {
   reply.hijack();
@@ -104,11 +107,14 @@ async function streamChat(
   const all: AgentEvent[] = [];
   let end: Extract<AgentEvent, { type: 'run-end' }> | undefined;
   let error: Extract<AgentEvent, { type: 'error' }> | undefined;
+  // The transcript as it grows: model text as it streams, each execution block whole.
+  const transcript = new TranscriptWriter(options.fileUrl);
   // Read every event to the end, also after the client left, so the run is stored whole.
   for await (const event of events) {
     if (event.type === 'artifact-created') all.push(event);
-    if (event.type === 'text-delta') await sse.send(chunk(meta, { content: event.text }));
-    else if (event.type === 'error') error = event;
+    const piece = transcript.push(event);
+    if (piece) await sse.send(chunk(meta, { content: piece }));
+    if (event.type === 'error') error = event;
     else if (event.type === 'run-end') end = event;
   }
   if (sse.closed || !end) return;

@@ -1,5 +1,5 @@
-import type { SectionTag } from '../../agent/events.ts';
-import { SECTION_TAGS } from '../../agent/transcript/tags.ts';
+import type { SectionTag } from '../events.ts';
+import { SECTION_TAGS } from '../transcript/tags.ts';
 
 /** A piece of streamed tagged text: plain text, or one of DeepAnalyze's tags. */
 export type TagToken =
