@@ -148,6 +148,18 @@ export const ZERO_DIVISION_OUTPUT = [
   '',
 ].join('\n');
 
+/** The exception the kernel reports for ZERO_DIVISION_OUTPUT (its traceback is the output's tail). */
+export const ZERO_DIVISION_ERROR = {
+  name: 'ZeroDivisionError',
+  value: 'division by zero',
+  line: 2,
+  traceback: [
+    'Traceback (most recent call last):\n',
+    '  File "<cell>", line 2, in <module>\n',
+    'ZeroDivisionError: division by zero\n',
+  ],
+};
+
 /** One run with Chinese text, a chart, an error with a traceback and a timeout. */
 export function salesRecord(): RunRecord {
   const run = new RunBuilder('哪个城市的销售额最高？')
@@ -172,6 +184,7 @@ export function salesRecord(): RunRecord {
         status: 'error',
         exit_code: 1,
         output: ZERO_DIVISION_OUTPUT,
+        error: ZERO_DIVISION_ERROR,
         message: 'the cell exited with status 1; the output shows why',
       }),
     })
