@@ -11,7 +11,7 @@ import type {
   StreamOutput,
 } from './notebook-format.ts';
 import { toLines } from './notebook-format.ts';
-import type { ReadArtifact, RunRecord } from './record.ts';
+import type { ReadArtifact, ThreadHistory } from './record.ts';
 import type { CellStep, RunView } from './thread-view.ts';
 import { readThread } from './thread-view.ts';
 
@@ -21,7 +21,7 @@ import { readThread } from './thread-view.ts';
  * errors). SQL from tools mode is shown in Markdown, since the notebook's kernel is Python.
  */
 export async function renderNotebook(
-  record: RunRecord,
+  record: ThreadHistory,
   readArtifact: ReadArtifact,
   options: { imageBytes?: number } = {},
 ): Promise<NotebookV4> {
