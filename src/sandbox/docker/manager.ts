@@ -3,7 +3,7 @@ import { realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
-import { isAnalystError } from '../../errors/index.ts';
+import { InvalidInputError, isAnalystError } from '../../errors/index.ts';
 import { prepareInjectedInput } from '../data-injection.ts';
 import { SandboxUnavailableError } from '../errors/sandbox-unavailable-error.ts';
 import { hostResult } from '../exec-result.ts';
@@ -23,6 +23,8 @@ import type {
   SandboxManager,
   SandboxStatus,
   SessionRef,
+  TaskPool,
+  TaskPoolOptions,
 } from '../sandbox.ts';
 import { prepareWorkspaceDir } from '../workspace/prepare-workspace.ts';
 import { CpuAssigner } from './cpu-assigner.ts';
@@ -46,6 +48,7 @@ import { reapContainers } from './reaper.ts';
 import { runOnContainer } from './run-on-container.ts';
 import { SandboxContainer } from './sandbox-container.ts';
 import { Session } from './session.ts';
+import { DockerTaskPool } from './task-pool.ts';
 import { WarmPool } from './warm-pool.ts';
 
 export interface DockerSandboxOptions {
@@ -77,6 +80,7 @@ export interface DockerSandboxOptions {
 }
 
 const LEASE_MARGIN_MS = 10 * 60_000;
+const MAX_TASK_WORKERS = 32;
 
 /** The Docker-backed SandboxManager. Create it with `createDockerSandbox`. */
 export class DockerSandboxManager implements SandboxManager {
@@ -90,6 +94,7 @@ export class DockerSandboxManager implements SandboxManager {
   /** Pooled session containers handed out by allocateWorkspace, by real workspace path. */
   private readonly claimed = new Map<string, SandboxContainer>();
   private readonly ephemeral = new Set<SandboxContainer>();
+  private readonly taskPools = new Set<DockerTaskPool>();
   /** Removals under way, so close() returns only when every container is gone. */
   private readonly removals = new Set<Promise<void>>();
   private readonly sessionPool: WarmPool;
@@ -229,6 +234,31 @@ export class DockerSandboxManager implements SandboxManager {
     }
   }
 
+  async createTaskPool(options: TaskPoolOptions = {}): Promise<TaskPool> {
+    const workers = options.workers ?? 1;
+    if (!Number.isInteger(workers) || workers < 1 || workers > MAX_TASK_WORKERS)
+      throw new InvalidInputError(
+        `workers must be a whole number from 1 to ${MAX_TASK_WORKERS} (got ${workers})`,
+        {
+          param: 'workers',
+        },
+      );
+    const owner = `pool-${randomBytes(4).toString('hex')}`;
+    const pool: DockerTaskPool = new DockerTaskPool({
+      workers,
+      limits: this.limits,
+      start: () => this.startContainer('task', owner, undefined, { preloadModules: options.preloadModules }),
+      retire: (container) => this.retire(container),
+      maxAgeMs: this.leaseMs - LEASE_MARGIN_MS,
+      now: this.now,
+      unavailable: (error) => this.unavailable(error),
+      onClose: () => this.taskPools.delete(pool),
+    });
+    this.taskPools.add(pool);
+    void pool.warm();
+    return pool;
+  }
+
   async allocateWorkspace(): Promise<AllocatedWorkspace> {
     const pooled = this.sessionPool.take();
     if (pooled?.workspaceDir) {
@@ -270,6 +300,7 @@ export class DockerSandboxManager implements SandboxManager {
     for (const session of this.sessions.values()) if (session.container) inUse.add(session.container.name);
     for (const container of this.claimed.values()) inUse.add(container.name);
     for (const container of this.ephemeral) inUse.add(container.name);
+    for (const pool of this.taskPools) for (const name of pool.names()) inUse.add(name);
     return reapContainers(this.docker, { self: this.identity, now: new Date(this.now()), inUse });
   }
 
@@ -282,6 +313,7 @@ export class DockerSandboxManager implements SandboxManager {
       ...[...this.sessions.values()].map((s) => s.close()),
       ...[...this.claimed.values()].map((c) => c.remove()),
       ...[...this.ephemeral].map((c) => c.remove()),
+      ...[...this.taskPools].map((p) => p.close()),
     ]);
     await Promise.all([...this.removals]);
     this.sessions.clear();
@@ -338,6 +370,7 @@ export class DockerSandboxManager implements SandboxManager {
     kind: ContainerKind,
     owner: string,
     workspaceDir?: string,
+    extra: { preloadModules?: readonly string[] } = {},
   ): Promise<SandboxContainer> {
     if (this.closed) throw new SandboxUnavailableError('the sandbox manager is closed');
     const { cpuCount } = await this.engine();
@@ -351,11 +384,12 @@ export class DockerSandboxManager implements SandboxManager {
         kind,
         image: this.image,
         name,
-        // Session containers talk over a socket (faster); ephemeral ones mount nothing at all.
+        // Session and task containers talk over a socket (faster); ephemeral ones mount nothing at all.
         channelDir:
-          workspaceDir === undefined
+          workspaceDir === undefined && kind !== 'task'
             ? undefined
             : join(this.options.runtimeDir ?? join(tmpdir(), 'analyst-run'), name),
+        preloadModules: extra.preloadModules,
         kernelSource: kernelSource().source,
         limits: this.limits,
         labels: containerLabels(this.identity, kind, owner, new Date(this.now() + leaseMs)),
