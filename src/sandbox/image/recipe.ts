@@ -36,7 +36,6 @@ export const DEBIAN_PACKAGES = [
   'python3-networkx',
   'python3-yaml',
   'python3-xgboost',
-  'python3-gensim',
   'python3-lmfit',
   'fonts-noto-cjk',
   // The benchmark's Jupyter peer runs in the same image.
@@ -49,6 +48,8 @@ export const DEBIAN_PACKAGES = [
  * dependencies). Debian has no TensorFlow or Keras, so tasks that need them stay blocked.
  */
 export const DEBIAN_FULL_PACKAGES = [
+  // Debian's gensim brings smart-open and with it the Azure and AWS SDKs (1.2 GB).
+  'python3-gensim',
   'python3-torch',
   'python3-torchvision',
   'python3-sympy',
@@ -75,7 +76,6 @@ export const PIP_PACKAGES = [
   'networkx',
   'pyyaml',
   'xgboost',
-  'gensim',
   'lmfit',
   'pyarrow',
   'ipykernel',
@@ -83,7 +83,14 @@ export const PIP_PACKAGES = [
 ];
 
 /** What the `full` profile adds on the pip path (CPU builds; PyPI has TensorFlow too). */
-export const PIP_FULL_PACKAGES = ['torch', 'torchvision', 'sympy', 'scikit-image', 'tensorflow-cpu'];
+export const PIP_FULL_PACKAGES = [
+  'gensim',
+  'torch',
+  'torchvision',
+  'sympy',
+  'scikit-image',
+  'tensorflow-cpu',
+];
 
 /** The pip packages of a profile. */
 export function pipPackages(profile: RecipeProfile = 'default'): string[] {
