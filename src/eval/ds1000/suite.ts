@@ -44,8 +44,12 @@ export const DS1000_PRELOAD = [
   'copy',
 ] as const;
 
-/** DS-1000 (Lai et al., 2022): 1000 data-science code tasks over seven libraries, scored by running them. */
-export function ds1000Suite(): Suite<Ds1000Task> {
+/**
+ * DS-1000 (Lai et al., 2022): 1000 data-science code tasks over seven libraries, scored by
+ * running them. `programTimeoutMs` (default 30 s, the sandbox's cap) is for tests.
+ */
+export function ds1000Suite(options: { programTimeoutMs?: number } = {}): Suite<Ds1000Task> {
+  const timeoutMs = options.programTimeoutMs ?? PROGRAM_TIMEOUT_MS;
   let missing = new Set<string>();
   return {
     name: 'ds1000',
@@ -83,7 +87,7 @@ export function ds1000Suite(): Suite<Ds1000Task> {
       const code = cleanAnswer(answer);
       const result = await context.taskPool.run({
         code: assembleProgram(task.codeContext, code),
-        timeoutMs: PROGRAM_TIMEOUT_MS,
+        timeoutMs,
         abortSignal: context.abortSignal,
       });
       const verdict = verdictOf(result);

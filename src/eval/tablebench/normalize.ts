@@ -6,6 +6,9 @@
  *   otherwise punctuation is removed, the articles a/an/the dropped, whitespace collapsed;
  * - a match: both normalised sides parse as numbers and differ by less than 1e-6, or the
  *   normalised strings are equal; an empty answer never matches.
+ * Kept as they have it: their number pattern also matches a lone comma, so any text with a
+ * comma (a list answer) normalises to "" and matches any other such text. Scores here are
+ * comparable with theirs because of it; summary.md says so.
  */
 export function normalizeAnswer(value: string): string {
   if (!value) return '';
