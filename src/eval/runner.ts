@@ -21,6 +21,8 @@ export interface RunEvalOptions<T extends EvalTask> {
   agent?: AgentRunner;
   /** Needed when the suite scores by running programs (its task pool comes from here). */
   sandbox?: SandboxManager;
+  /** A task pool to use instead of making one (left open: its owner closes it). */
+  taskPool?: TaskPool;
   judge?: Judge;
   /** Tasks in flight at once (and task-pool containers). Default 1. */
   workers?: number;
@@ -63,7 +65,8 @@ export async function runEval<T extends EvalTask>(options: RunEvalOptions<T>): P
   const results = new Map<string, TaskResult>(kept);
   const file = await ResultsFile.open(resultsPath);
   try {
-    if (suite.taskPool && pending.length > 0) {
+    if (options.taskPool) pool = options.taskPool;
+    else if (suite.taskPool && pending.length > 0) {
       if (!options.sandbox) throw new Error(`the ${suite.name} suite runs programs: give it a sandbox`);
       pool = await options.sandbox.createTaskPool({ workers, preloadModules: suite.taskPool.preloadModules });
     }
@@ -89,7 +92,7 @@ export async function runEval<T extends EvalTask>(options: RunEvalOptions<T>): P
     await Promise.all(Array.from({ length: Math.min(workers, Math.max(1, pending.length)) }, worker));
   } finally {
     await file.close();
-    await pool?.close();
+    if (pool !== options.taskPool) await pool?.close();
   }
 
   const ordered = options.tasks.flatMap((t) => results.get(t.id) ?? []);

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { describe, test } from 'node:test';
-import { compareNumbers, extractNumber, isFormattedNumber, questionScorer } from '../../src/eval/dabstep/scorer.ts';
+import {
+  compareNumbers,
+  extractNumber,
+  isFormattedNumber,
+  questionScorer,
+} from '../../src/eval/dabstep/scorer.ts';
 import { sequenceRatio } from '../../src/eval/dabstep/sequence-matcher.ts';
 
 describe("DABStep's scorer rules", () => {
@@ -40,7 +45,12 @@ describe("DABStep's scorer rules", () => {
     assert.ok(questionScorer('Kai Tamm', 'kai-tamm'), 'equal once punctuation and spaces go');
     assert.ok(questionScorer('east', 'the east store'), 'a single word contained in the other');
     assert.ok(!questionScorer('west', 'the east store'));
-    assert.ok(questionScorer('the quick brown fox jumps over the lazy dog', 'the quick brown fox jumps over the lazy dogs'));
+    assert.ok(
+      questionScorer(
+        'the quick brown fox jumps over the lazy dog',
+        'the quick brown fox jumps over the lazy dogs',
+      ),
+    );
     assert.ok(!questionScorer('the quick brown fox', 'the slow brown cat'));
     assert.ok(!questionScorer(null, 'x'));
     assert.ok(!questionScorer('x', undefined));
@@ -59,10 +69,18 @@ describe("DABStep's scorer rules", () => {
     const python = JSON.parse(
       execFileSync(
         '/usr/bin/python3',
-        ['-c', 'import json,sys,difflib\nprint(json.dumps([difflib.SequenceMatcher(None,a,b).ratio() for a,b in json.load(sys.stdin)]))'],
+        [
+          '-c',
+          'import json,sys,difflib\nprint(json.dumps([difflib.SequenceMatcher(None,a,b).ratio() for a,b in json.load(sys.stdin)]))',
+        ],
         { input: JSON.stringify(pairs), encoding: 'utf8' },
       ),
     ) as number[];
-    pairs.forEach(([a, b], i) => assert.ok(Math.abs(sequenceRatio(a, b) - python[i]!) < 1e-12, `pair ${i}: ${sequenceRatio(a, b)} vs ${python[i]}`));
+    pairs.forEach(([a, b], i) =>
+      assert.ok(
+        Math.abs(sequenceRatio(a, b) - python[i]!) < 1e-12,
+        `pair ${i}: ${sequenceRatio(a, b)} vs ${python[i]}`,
+      ),
+    );
   });
 });

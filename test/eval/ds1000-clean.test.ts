@@ -34,7 +34,10 @@ describe('DS-1000 answer cleaning (every shape in the shipped answer files)', ()
     assert.equal(cleanAnswer([]), '');
   });
   test('gpt-4-turbo: <code> tags go, and everything from </code> on', () => {
-    assert.equal(cleanAnswer(['<code>\nresult = a.sum()\n</code>\nSome explanation']), '\nresult = a.sum()\n');
+    assert.equal(
+      cleanAnswer(['<code>\nresult = a.sum()\n</code>\nSome explanation']),
+      '\nresult = a.sum()\n',
+    );
   });
   test('gpt-4o: the ```python fence goes, and everything from the closing fence on', () => {
     assert.equal(
@@ -62,10 +65,17 @@ describe('DS-1000 answer cleaning (every shape in the shipped answer files)', ()
       end_solution: answers.some((a) => first(a).includes('\nEND SOLUTION')),
       hash_end_solution: answers.some((a) => first(a).includes('### END SOLUTION')),
     };
-    assert.deepEqual(shapes, { list: true, code_tag: true, fence: true, end_solution: true, hash_end_solution: true });
+    assert.deepEqual(shapes, {
+      list: true,
+      code_tag: true,
+      fence: true,
+      end_solution: true,
+      hash_end_solution: true,
+    });
     for (const answer of answers) {
       const cleaned = cleanAnswer(answer);
-      for (const marker of ['</code>', '<code>', '```', '\nEND SOLUTION']) assert.ok(!cleaned.includes(marker), marker);
+      for (const marker of ['</code>', '<code>', '```', '\nEND SOLUTION'])
+        assert.ok(!cleaned.includes(marker), marker);
     }
   });
 });
@@ -76,11 +86,18 @@ describe('DS-1000 program assembly', () => {
       assembleProgram('def test_execution(s): pass', "x = 'a'\n"),
       'def test_execution(s): pass\ncode = "x = \'a\'\\n"\ntest_execution(code)\n\n',
     );
-    assert.match(assembleProgram('def test_string(s): pass', 'x'), /test_execution\(code\)\ntest_string\(code\)\n$/);
+    assert.match(
+      assembleProgram('def test_string(s): pass', 'x'),
+      /test_execution\(code\)\ntest_string\(code\)\n$/,
+    );
   });
   test("the answer literal is Python's own repr() for every answer in the shipped files", () => {
     const cleaned = shippedAnswers().map(cleanAnswer);
-    cleaned.push('both \' and "', 'tab\tnul\u0000 del\u007f nbsp\u00a0 emoji 😀 line\u2028sep é 中文', '\\n literal');
+    cleaned.push(
+      'both \' and "',
+      'tab\tnul\u0000 del\u007f nbsp\u00a0 emoji 😀 line\u2028sep é 中文',
+      '\\n literal',
+    );
     const python = execFileSync(
       '/usr/bin/python3',
       ['-c', 'import json,sys\nfor s in json.load(sys.stdin): print(json.dumps(repr(s)))'],
@@ -96,7 +113,8 @@ describe('DS-1000 program assembly', () => {
 
 describe('DS-1000 requirements', () => {
   test('imports found in a code context, aliased, dotted and comma-separated', () => {
-    const source = 'import numpy as np\nfrom sklearn.svm import SVC\nimport os, torch.nn as nn\n  from scipy import sparse\nx = "import nothing"';
+    const source =
+      'import numpy as np\nfrom sklearn.svm import SVC\nimport os, torch.nn as nn\n  from scipy import sparse\nx = "import nothing"';
     assert.deepEqual(importedModules(source), ['numpy', 'os', 'scipy', 'sklearn', 'torch']);
   });
   test('data sets that need the network are recognised', () => {
@@ -105,7 +123,10 @@ describe('DS-1000 requirements', () => {
     assert.equal(networkNeed('from sklearn.datasets import load_iris\nload_iris()'), undefined);
   });
   test("an agent's answer: the last ```python block, then DS-1000's cleaning", () => {
-    assert.equal(codeFromAnswer('First try:\n```python\nx = 1\n```\nBetter:\n```python\nx = 2\n```'), '\nx = 2\n');
+    assert.equal(
+      codeFromAnswer('First try:\n```python\nx = 1\n```\nBetter:\n```python\nx = 2\n```'),
+      '\nx = 2\n',
+    );
     assert.equal(codeFromAnswer('result = 3\n'), 'result = 3\n');
     assert.equal(codeFromAnswer(undefined), undefined);
   });

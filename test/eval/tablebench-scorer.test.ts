@@ -50,6 +50,15 @@ describe("TableBench normalisation (the authors' rules)", () => {
     assert.equal(extractFinalAnswer('no answer here'), undefined);
   });
   test('the table goes into the workspace as CSV', () => {
-    assert.equal(tableCsv(['a', 'b c'], [[1, 'x, y'], [null, 'say "hi"']]), 'a,b c\n1,"x, y"\n,"say ""hi"""\n');
+    assert.equal(
+      tableCsv(
+        ['a', 'b c'],
+        [
+          [1, 'x, y'],
+          [null, 'say "hi"'],
+        ],
+      ),
+      'a,b c\n1,"x, y"\n,"say ""hi"""\n',
+    );
   });
 });

@@ -23,7 +23,9 @@ export function verdictOf(result: ExecResult): Verdict {
     case 'error':
       return {
         status: 'failed',
-        reason: lastLine(result.output) ?? `exit status ${result.exit_code}`,
+        reason: result.output_complete
+          ? (lastLine(result.output) ?? `exit status ${result.exit_code}`)
+          : `the program raised; its traceback is past the output cap (${result.output_bytes} bytes written)`,
         detail,
       };
     case 'timeout':
