@@ -76,11 +76,9 @@ describe("DABStep's scorer rules", () => {
         { input: JSON.stringify(pairs), encoding: 'utf8' },
       ),
     ) as number[];
-    pairs.forEach(([a, b], i) =>
-      assert.ok(
-        Math.abs(sequenceRatio(a, b) - python[i]!) < 1e-12,
-        `pair ${i}: ${sequenceRatio(a, b)} vs ${python[i]}`,
-      ),
-    );
+    for (const [i, [a, b]] of pairs.entries()) {
+      const ours = sequenceRatio(a, b);
+      assert.ok(Math.abs(ours - python[i]!) < 1e-12, `pair ${i}: ${ours} vs ${python[i]}`);
+    }
   });
 });

@@ -107,7 +107,7 @@ describe('DS-1000 program assembly', () => {
       .split('\n')
       .map((line) => JSON.parse(line) as string);
     assert.equal(python.length, cleaned.length);
-    cleaned.forEach((text, i) => assert.equal(pythonRepr(text), python[i], `answer ${i}`));
+    for (const [i, text] of cleaned.entries()) assert.equal(pythonRepr(text), python[i], `answer ${i}`);
   });
 });
 
