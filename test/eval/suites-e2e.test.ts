@@ -90,14 +90,20 @@ describe('every suite end to end: scripted model, real sandbox', () => {
     const { registry, agent } = await models(
       tasks.map((t, i) => ({
         when: { last_role: 'user', last_contains: t.prompt },
-        ...answer(`Here it is:\n\`\`\`python\n${wrong(i) ? 'result = None  # wrong\n' : t.referenceCode}\`\`\``),
+        ...answer(
+          `Here it is:\n\`\`\`python\n${wrong(i) ? 'result = None  # wrong\n' : t.referenceCode}\`\`\``,
+        ),
       })),
     );
     const { summary, results, status, outDir } = await evaluate(suite, tasks, registry);
     assert.deepEqual(agent.failures, []);
     assert.equal(results.size, 10);
     for (const [i, task] of tasks.entries())
-      assert.equal(status(task.id), wrong(i) ? 'failed' : 'passed', `${task.id}: ${results.get(task.id)?.reason}`);
+      assert.equal(
+        status(task.id),
+        wrong(i) ? 'failed' : 'passed',
+        `${task.id}: ${results.get(task.id)?.reason}`,
+      );
     assert.equal(summary.passed, 7);
     const trace = JSON.parse(await readFile(join(outDir, 'traces', `${tasks[0]!.id}.json`), 'utf8'));
     assert.ok(trace.prompt.question.includes(tasks[0]!.prompt));
@@ -124,7 +130,10 @@ describe('every suite end to end: scripted model, real sandbox', () => {
               content: '<Code>\nimport pandas as pd\nprint(pd.read_csv("table.csv").shape)\n</Code>',
               chunk_chars: 4096,
             }
-          : { when: { last_role: 'user', last_contains: t.question }, ...answer(`Final Answer: ${wrong(i) ? 'nothing like it' : t.answer}`) },
+          : {
+              when: { last_role: 'user', last_contains: t.question },
+              ...answer(`Final Answer: ${wrong(i) ? 'nothing like it' : t.answer}`),
+            },
       );
     }
     const { registry, agent } = await models(turns);
@@ -187,13 +196,19 @@ describe('every suite end to end: scripted model, real sandbox', () => {
       assert.equal(status(t.id), want, t.id);
     }
     assert.equal(summary.blocked, 2);
-    const submission = (await readFile(join(outDir, 'submission.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const submission = (await readFile(join(outDir, 'submission.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     assert.equal(submission.length, 14);
-    assert.deepEqual(submission.find((s) => s.task_id === 'h1'), {
-      task_id: 'h1',
-      agent_answer: 'apple',
-      reasoning_trace: '',
-    });
+    assert.deepEqual(
+      submission.find((s) => s.task_id === 'h1'),
+      {
+        task_id: 'h1',
+        agent_answer: 'apple',
+        reasoning_trace: '',
+      },
+    );
   });
 
   test('dsbench-analysis: questions over workbooks, right or wrong by the judge', async () => {
@@ -201,7 +216,8 @@ describe('every suite end to end: scripted model, real sandbox', () => {
     const tasks = await suite.load(join(FIXTURES, 'dsbench'));
     assert.equal(tasks.length, 10);
     const right = (i: number) => i % 2 === 0;
-    const said = (t: (typeof tasks)[number], i: number) => (right(i) ? `It is ${t.answer}.` : 'I could not tell.');
+    const said = (t: (typeof tasks)[number], i: number) =>
+      right(i) ? `It is ${t.answer}.` : 'I could not tell.';
     const { registry, agent, judge } = await models(
       tasks.map((t, i) => ({
         when: { last_role: 'user', last_contains: t.question },
@@ -209,7 +225,9 @@ describe('every suite end to end: scripted model, real sandbox', () => {
       })),
       [
         ...tasks.map((t, i) => ({
-          when: { last_contains: `The true answer is \n ${t.answer}. \n The predicted answer is \n ${said(t, i)}` },
+          when: {
+            last_contains: `The true answer is \n ${t.answer}. \n The predicted answer is \n ${said(t, i)}`,
+          },
           content: right(i) ? 'True' : 'False',
         })),
       ],
@@ -231,7 +249,9 @@ describe('every suite end to end: scripted model, real sandbox', () => {
     const { registry, judge } = await models(
       tasks.map((t, i) => ({
         when: { last_role: 'user', last_contains: t.question },
-        ...answer(`# Report ${t.id}\nRevenue is highest in the east store. ${good(i) ? 'good' : 'poor'} report ${t.id}.`),
+        ...answer(
+          `# Report ${t.id}\nRevenue is highest in the east store. ${good(i) ? 'good' : 'poor'} report ${t.id}.`,
+        ),
       })),
       [
         { when: { last_contains: 'poor report' }, content: '```json\n{"Content": 2, "Format": 2}\n```' },
@@ -243,7 +263,10 @@ describe('every suite end to end: scripted model, real sandbox', () => {
     for (const [i, t] of tasks.entries()) {
       const r = results.get(t.id)!;
       assert.equal(r.status, good(i) ? 'passed' : 'failed', t.id);
-      assert.deepEqual(r.judge_scores, good(i) ? { content: 4, format: 3, mean: 3.5 } : { content: 2, format: 2, mean: 2 });
+      assert.deepEqual(
+        r.judge_scores,
+        good(i) ? { content: 4, format: 3, mean: 3.5 } : { content: 2, format: 2, mean: 2 },
+      );
     }
     assert.ok(Math.abs(summary.judge_means!.mean! - (7 * 3.5 + 3 * 2) / 10) < 1e-9);
     assert.match(JSON.stringify(judge.requests[0]?.body), /\[CHECKLIST\]/);
