@@ -29,7 +29,8 @@ export async function runEvalBench(): Promise<void> {
   const suite = ds1000Suite();
   const all = await loadDs1000(join(data, 'ds1000.jsonl.gz'));
   const answers = await suite.readAnswers(join(data, 'codex002-answers.jsonl'));
-  const sandbox = await createDockerSandbox({ reapIntervalMs: 0 });
+  // A generous start-up limit: on a loaded machine a kernel importing every library takes a while.
+  const sandbox = await createDockerSandbox({ reapIntervalMs: 0, startupTimeoutMs: 180_000 });
   const out = await mkdtemp(join(tmpdir(), 'analyst-bench-eval-'));
   try {
     // Which tasks this image can run at all (not timed).

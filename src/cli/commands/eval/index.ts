@@ -99,7 +99,8 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
       `${workers} worker(s) → ${outDir}\n`,
   );
 
-  const sandbox = await createDockerSandbox({ reapIntervalMs: 0 });
+  // Task-pool kernels import every library a suite uses before they are ready: give them time.
+  const sandbox = await createDockerSandbox({ reapIntervalMs: 0, startupTimeoutMs: 180_000 });
   const progress = new Progress({ total: tasks.length, write: io.stderr, tty: io.stderrIsTTY ?? false });
   let errors = 0;
   try {
