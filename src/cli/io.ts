@@ -9,6 +9,8 @@ export interface CommandIO {
   abortSignal: AbortSignal;
   /** Whether stdout takes ANSI colours. Default false (tests, pipes). */
   color?: boolean;
+  /** Whether stderr is a terminal (progress bars redraw in place there). Default false. */
+  stderrIsTTY?: boolean;
 }
 
 export function processIO(abortSignal: AbortSignal): CommandIO {
@@ -23,6 +25,7 @@ export function processIO(abortSignal: AbortSignal): CommandIO {
     env: process.env,
     abortSignal,
     color: wantsColor(process.env, process.stdout.isTTY === true),
+    stderrIsTTY: process.stderr.isTTY === true,
   };
 }
 

@@ -24,7 +24,10 @@ export type ChartResolver = (artifact: Artifact) => Promise<ChartEmbed>;
  * Chart paths are workspace-relative, so the report sits at the workspace's root (as in
  * the CLI's output folder).
  */
-export async function renderMarkdownReport(record: ThreadHistory, readArtifact: ReadArtifact): Promise<string> {
+export async function renderMarkdownReport(
+  record: ThreadHistory,
+  readArtifact: ReadArtifact,
+): Promise<string> {
   return buildReportMarkdown(readThread(record), async (artifact) =>
     (await artifactExists(readArtifact, artifact.path))
       ? { kind: 'image', url: linkDestination(artifact.path) }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { RunLimits } from '../agent/budget.ts';
 import type { AgentEvent } from '../agent/events.ts';
 import { cellProtocol } from '../agent/protocols/cell.ts';
 import { runAnalysis } from '../agent/run-analysis.ts';
@@ -31,6 +32,8 @@ export interface StartRun {
   cell?: { code: string; timeoutMs?: number };
   /** How `<File>` blocks link a workspace file. */
   fileUrl?: (path: string) => string;
+  /** Caps of this run (rounds, tokens, time); default: the agent's. */
+  limits?: Partial<RunLimits>;
 }
 
 export interface RunServiceOptions {
@@ -254,6 +257,7 @@ export class RunService {
         abortSignal: live.controller.signal,
         disallowedTools: this.options.disallowedTools,
         fileUrl: request.fileUrl,
+        limits: request.limits,
         runId: live.id,
       });
       for await (const event of events) await emit(event);

@@ -1,11 +1,11 @@
 import { join, relative } from 'node:path';
 import type { AgentEvent } from '../../../agent/events.ts';
-import { runAnalysis } from '../../../agent/run-analysis.ts';
 import { parseDisallowedTools } from '../../../agent/tools/definitions.ts';
 import { InvalidInputError } from '../../../errors/index.ts';
 import { UnknownModelError } from '../../../llm/errors/unknown-model-error.ts';
 import type { LanguageModel, ModelEntry } from '../../../llm/model.ts';
 import { loadModelRegistry } from '../../../llm/registry.ts';
+import { LocalRuns } from '../../../runs/local-runs.ts';
 import { createDockerSandbox } from '../../../sandbox/docker/manager.ts';
 import { parseFlags } from '../../args.ts';
 import { EXIT } from '../../exit-codes.ts';
@@ -14,7 +14,7 @@ import { TerminalPrinter } from '../../render/terminal-printer.ts';
 import { checkInputFiles, type InputFile } from './inputs.ts';
 import { createOutputFolder } from './output-folder.ts';
 import { EventLog, outputFolderLink, type RunFiles, WORKSPACE_FOLDER, writeRunFiles } from './run-files.ts';
-import { cliSessionId, openRunWorkspace } from './run-workspace.ts';
+import { openRunWorkspace } from './run-workspace.ts';
 
 export const usage =
   'analyst run FILE… --question TEXT [--model ID] [--out DIR] [--models FILE] [--stateful] [--json]';
@@ -66,14 +66,18 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
 
   const events: AgentEvent[] = [];
   const sandbox = await createDockerSandbox({ reapIntervalMs: 0 });
+  // The same run service as the server's: it stores the question, answer and every event.
+  const runs = await LocalRuns.open({
+    sandbox,
+    disallowedTools: parseDisallowedTools(io.env.DISALLOWED_TOOLS),
+  });
   try {
-    const stream = runAnalysis({
-      model,
-      protocol: entry.protocol,
+    const thread = await runs.thread(workspace, question);
+    const stream = runs.run(thread, {
       messages: [{ role: 'user', content: question }],
-      sandbox,
-      session: { id: cliSessionId(), workspace, stateful: values.stateful ?? false },
-      disallowedTools: parseDisallowedTools(io.env.DISALLOWED_TOOLS),
+      entry,
+      model,
+      stateful: values.stateful ?? false,
       fileUrl: outputFolderLink,
       abortSignal: io.abortSignal,
     });
@@ -85,6 +89,7 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
     }
   } finally {
     await log.close();
+    await runs.close();
     await sandbox.close();
     // The sandbox is gone: the workspace's files go to the output folder.
     await finish(join(dir, WORKSPACE_FOLDER));

@@ -4,10 +4,10 @@ import type { AgentEvent } from '../../../agent/events.ts';
 import {
   notebookJson,
   prefixedReader,
-  type ThreadHistory,
   renderHtmlReport,
   renderMarkdownReport,
   renderNotebook,
+  type ThreadHistory,
   withArtifactPrefix,
 } from '../../../report/index.ts';
 import { LocalWorkspace } from '../../../workspace/index.ts';
