@@ -100,6 +100,7 @@ function filesOf(dir: string): string[] {
   const out: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
+    if (entry.name.startsWith('.')) continue;
     if (entry.isDirectory()) out.push(...filesOf(path));
     else if (entry.isFile()) out.push(path);
   }
