@@ -204,7 +204,8 @@ export const OPENAPI_DOCUMENT = {
         responses: { '200': ok('files'), ...standard },
       },
       post: {
-        summary: 'Upload into the workspace (multipart: file)',
+        summary:
+          'Upload into the workspace (multipart: file; optional field folder, sent before it, e.g. raw/2024)',
         parameters: [threadId],
         responses: { '200': ok('the stored path'), '413': error, ...standard },
       },
@@ -214,6 +215,77 @@ export const OPENAPI_DOCUMENT = {
         summary: 'Download a workspace file (never through a symlink)',
         parameters: [threadId, { name: 'path', in: 'path', required: true, schema: { type: 'string' } }],
         responses: { '200': { description: 'bytes' }, ...standard },
+      },
+      delete: {
+        summary: 'Delete a workspace file or folder',
+        parameters: [threadId, { name: 'path', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: { '200': ok('{path, object: "thread.file", deleted: true}'), '409': error, ...standard },
+      },
+    },
+    '/v1/threads/{id}/preview/{path}': {
+      get: {
+        summary:
+          'A page of a workspace file: CSV/TSV, Excel sheets, SQLite tables, Parquet, JSON, text; or its kind',
+        parameters: [
+          threadId,
+          { name: 'path', in: 'path', required: true, schema: { type: 'string' } },
+          { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
+          {
+            name: 'limit',
+            in: 'query',
+            schema: { type: 'integer', minimum: 0, maximum: 1000, default: 100 },
+          },
+          {
+            name: 'sheet',
+            in: 'query',
+            schema: { type: 'string' },
+            description: 'Excel: the sheet (default the first)',
+          },
+          {
+            name: 'table',
+            in: 'query',
+            schema: { type: 'string' },
+            description: 'SQLite: the table (default the first)',
+          },
+        ],
+        responses: {
+          '200': ok('the preview', {
+            type: 'object',
+            required: ['path', 'kind', 'columns', 'rows', 'offset', 'limit', 'total_rows', 'bytes'],
+            properties: {
+              path: { type: 'string' },
+              kind: { enum: ['table', 'text', 'image', 'pdf', 'json', 'binary'] },
+              columns: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  properties: {
+                    name: { type: 'string' },
+                    type: { enum: ['integer', 'number', 'boolean', 'date', 'string', 'json', 'bytes'] },
+                  },
+                },
+              },
+              rows: { type: 'array', items: { type: 'array' } },
+              offset: { type: 'integer' },
+              limit: { type: 'integer' },
+              total_rows: { type: ['integer', 'null'] },
+              sheets: { type: 'array', items: { type: 'string' } },
+              sheet: { type: 'string' },
+              tables: { type: 'array', items: { type: 'string' } },
+              table: { type: 'string' },
+              truncated: { type: 'boolean' },
+              bytes: { type: 'integer' },
+            },
+          }),
+          ...standard,
+        },
+      },
+    },
+    '/v1/threads/{id}/export': {
+      get: {
+        summary: 'The workspace as a ZIP, streamed',
+        parameters: [threadId, { name: 'format', in: 'query', schema: { enum: ['zip'], default: 'zip' } }],
+        responses: { '200': { description: 'application/zip' }, ...standard },
       },
     },
     '/v1/threads/{id}/exec': {

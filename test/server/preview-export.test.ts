@@ -12,7 +12,7 @@ describe('thread previews and exports', () => {
   const upload = async (name: string, data: Uint8Array | string, folder?: string) => {
     const form = new FormData();
     if (folder) form.append('folder', folder);
-    form.append('file', new Blob([data]), name);
+    form.append('file', new Blob([data as BlobPart]), name);
     const response = await server.fetch(`/v1/threads/${thread}/files`, { method: 'POST', body: form });
     assert.equal(response.status, 200, await response.clone().text());
     return json(response);

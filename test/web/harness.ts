@@ -9,7 +9,9 @@ export const OUTPUT = join(import.meta.dirname, '..', '..', 'test-output', 'web'
 
 /** Builds web/dist if it is missing or stale (the same step setup.sh runs). */
 export function ensureWebBuild(): void {
-  execFileSync('bash', [join(import.meta.dirname, '..', '..', 'scripts', 'build-web.sh')], { stdio: 'inherit' });
+  execFileSync('bash', [join(import.meta.dirname, '..', '..', 'scripts', 'build-web.sh')], {
+    stdio: 'inherit',
+  });
 }
 
 export async function launchBrowser(): Promise<Browser> {

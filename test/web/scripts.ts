@@ -64,7 +64,8 @@ export const UI_SCRIPT: ScriptInput = {
     },
     {
       when: { last_role: 'user' },
-      content: '<Analyze>Looking at the files.</Analyze>\n<Code>\nimport os\nprint(sorted(os.listdir(".")))\n</Code>',
+      content:
+        '<Analyze>Looking at the files.</Analyze>\n<Code>\nimport os\nprint(sorted(os.listdir(".")))\n</Code>',
     },
     {
       when: { last_role: 'execute' },

@@ -79,11 +79,14 @@ async function failure(response: Response): Promise<ApiError> {
 
 export async function api<T>(path: string, init: RequestInit & { json?: unknown } = {}): Promise<T> {
   const { json, ...rest } = init;
-  const request: RequestInit = json === undefined ? rest : {
-    ...rest,
-    body: JSON.stringify(json),
-    headers: { ...(rest.headers as Record<string, string>), 'content-type': 'application/json' },
-  };
+  const request: RequestInit =
+    json === undefined
+      ? rest
+      : {
+          ...rest,
+          body: JSON.stringify(json),
+          headers: { ...(rest.headers as Record<string, string>), 'content-type': 'application/json' },
+        };
   const response = await apiFetch(path, request);
   if (!response.ok) throw await failure(response);
   return (await response.json()) as T;
@@ -149,7 +152,13 @@ export function uploadFile(
         }
         if (request.status === 200 && body.path) resolve({ path: body.path, bytes: body.bytes ?? 0 });
         else
-          reject(new ApiError(body.error?.message ?? `HTTP ${request.status}`, request.status, body.error?.code ?? null));
+          reject(
+            new ApiError(
+              body.error?.message ?? `HTTP ${request.status}`,
+              request.status,
+              body.error?.code ?? null,
+            ),
+          );
       };
       const form = new FormData();
       if (folder) form.append('folder', folder);

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { CellStep } from '../../../src/agent/view/steps.ts';
-import { ApiError, api, download, setKeyPrompt, uploadFile } from '../api/client.ts';
+import { type ApiError, api, download, setKeyPrompt, uploadFile } from '../api/client.ts';
 import type { List, Model, Thread, ThreadSettings } from '../api/types.ts';
 import { currentLanguage, setLanguage, t } from '../i18n/i18n.ts';
 import { fileUrl } from '../lib/files.ts';
@@ -30,7 +30,9 @@ export function App() {
   const [draft, setDraft] = useState<{ model?: string; settings: ThreadSettings }>({ settings: {} });
   const [listVersion, setListVersion] = useState(0);
   const [uploads, setUploads] = useState<Upload[]>([]);
-  const [inspector, setInspector] = useState<{ tab: 'preview' | 'code'; path?: string; cell?: CellStep }>({ tab: 'preview' });
+  const [inspector, setInspector] = useState<{ tab: 'preview' | 'code'; path?: string; cell?: CellStep }>({
+    tab: 'preview',
+  });
   const [confirm, setConfirm] = useState<{ message: string; action: () => void }>();
   const [keyPrompt, setKeyPromptState] = useState<{ invalid: boolean; resolve: (key: string) => void }>();
   const [dialog, setDialog] = useState<'settings' | 'shortcuts'>();
@@ -41,14 +43,20 @@ export function App() {
   const uploadRef = useRef<HTMLInputElement>(null);
   // A thread the app just made is opened once, not again when the URL changes to it.
   const made = useRef<ThreadSession | undefined>(undefined);
-  const subscribe = useCallback((listener: () => void) => session?.subscribe(listener) ?? (() => {}), [session]);
+  const subscribe = useCallback(
+    (listener: () => void) => session?.subscribe(listener) ?? (() => {}),
+    [session],
+  );
   useSubscription(subscribe);
 
   useEffect(() => {
     setKeyPrompt((invalid) => new Promise((resolve) => setKeyPromptState({ invalid, resolve })));
     const onPop = () => setThreadId(threadIdOfUrl());
     addEventListener('popstate', onPop);
-    void api<List<Model>>('/v1/models').then((list) => setModels(list.data), () => {});
+    void api<List<Model>>('/v1/models').then(
+      (list) => setModels(list.data),
+      () => {},
+    );
     return () => removeEventListener('popstate', onPop);
   }, []);
 
@@ -110,7 +118,13 @@ export function App() {
 
   const report = (error: unknown) => {
     const e = error as ApiError;
-    setNotice(e.status === 409 ? t('chat.busy') : e.status === 0 ? t('error.network') : t('error.generic', { message: e.message }));
+    setNotice(
+      e.status === 409
+        ? t('chat.busy')
+        : e.status === 0
+          ? t('error.network')
+          : t('error.generic', { message: e.message }),
+    );
   };
 
   const onSend = async (question: string): Promise<boolean> => {
@@ -175,10 +189,12 @@ export function App() {
   const running = !!session?.active;
   const stop = () => void session?.stop().catch(report);
 
-  // Keyboard: Esc stops, ? shows the shortcuts, Ctrl+K searches, Alt+N new thread, Ctrl+U uploads.
+  // Keyboard: Esc stops, ? shows the shortcuts, Ctrl+K searches, Alt+N new thread, Alt+U uploads.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      const typing = /^(INPUT|TEXTAREA|SELECT)$/.test((e.target as HTMLElement).tagName) || (e.target as HTMLElement).isContentEditable;
+      const typing =
+        /^(INPUT|TEXTAREA|SELECT)$/.test((e.target as HTMLElement).tagName) ||
+        (e.target as HTMLElement).isContentEditable;
       if (document.querySelector('dialog[open]')) return;
       if (e.key === 'Escape' && running) {
         e.preventDefault();
@@ -193,7 +209,7 @@ export function App() {
       } else if (e.altKey && e.key.toLowerCase() === 'n') {
         e.preventDefault();
         navigate(undefined);
-      } else if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'u') {
+      } else if (e.altKey && e.key.toLowerCase() === 'u') {
         e.preventDefault();
         uploadRef.current?.click();
       }
@@ -210,7 +226,8 @@ export function App() {
         : kind === 'zip'
           ? `/v1/threads/${session.id}/export?format=zip`
           : `/v1/threads/${session.id}/report?format=${kind}`;
-    const name = kind === 'ipynb' ? 'analysis.ipynb' : kind === 'zip' ? `${session.id}.zip` : `report.${kind}`;
+    const name =
+      kind === 'ipynb' ? 'analysis.ipynb' : kind === 'zip' ? `${session.id}.zip` : `report.${kind}`;
     void download(path, name).catch((e: Error) => setNotice(t('export.failed', { message: e.message })));
   };
 
@@ -257,10 +274,23 @@ export function App() {
             </div>
           </details>
         )}
-        <button type="button" class="small ghost" id="language-toggle" aria-label={t('a11y.language')} onClick={() => setLanguage(currentLanguage() === 'en' ? 'zh' : 'en')}>
+        <button
+          type="button"
+          class="small ghost"
+          id="language-toggle"
+          aria-label={t('a11y.language')}
+          onClick={() => setLanguage(currentLanguage() === 'en' ? 'zh' : 'en')}
+        >
           {currentLanguage() === 'en' ? '中文' : 'EN'}
         </button>
-        <button type="button" class="small ghost" id="shortcuts-button" aria-label={t('shortcuts.open')} title={t('shortcuts.open')} onClick={() => setDialog('shortcuts')}>
+        <button
+          type="button"
+          class="small ghost"
+          id="shortcuts-button"
+          aria-label={t('shortcuts.open')}
+          title={t('shortcuts.open')}
+          onClick={() => setDialog('shortcuts')}
+        >
           ?
         </button>
         <button type="button" class="small" id="settings-button" onClick={() => setDialog('settings')}>
@@ -294,13 +324,18 @@ export function App() {
             selected={inspector.path}
             onUpload={(list) => void onUpload(list)}
             onOpen={openFile}
-            onDownload={(path) => session && void download(fileUrl(session.id, path), path.split('/').pop() ?? path).catch(report)}
+            onDownload={(path) =>
+              session && void download(fileUrl(session.id, path), path.split('/').pop() ?? path).catch(report)
+            }
             onDelete={(path) =>
               session &&
               setConfirm({
                 message: t('files.deleteConfirm', { path }),
                 action: () =>
-                  void api(fileUrl(session.id, path), { method: 'DELETE' }).then(() => session.refreshFiles(), report),
+                  void api(fileUrl(session.id, path), { method: 'DELETE' }).then(
+                    () => session.refreshFiles(),
+                    report,
+                  ),
               })
             }
             uploadRef={uploadRef}
@@ -313,13 +348,23 @@ export function App() {
               <p role="alert">{t('threads.notFound')}</p>
             </div>
           ) : (
-            <Chat session={session} selectedCell={inspector.tab === 'code' ? inspector.cell?.cellId : undefined} onInspectCell={inspectCell} onOpenFile={openFile} />
+            <Chat
+              session={session}
+              selectedCell={inspector.tab === 'code' ? inspector.cell?.cellId : undefined}
+              onInspectCell={inspectCell}
+              onOpenFile={openFile}
+            />
           )}
           <RunningIndicator session={session} />
           {notice && (
             <div class="toast" role="alert">
               <span>{notice}</span>
-              <button type="button" class="ghost icon" aria-label={t('a11y.close')} onClick={() => setNotice(undefined)}>
+              <button
+                type="button"
+                class="ghost icon"
+                aria-label={t('a11y.close')}
+                onClick={() => setNotice(undefined)}
+              >
                 ×
               </button>
             </div>
@@ -356,7 +401,14 @@ export function App() {
 
       <nav class="tabbar" aria-label={t('a11y.menu')}>
         {(['threads', 'chat', 'inspector'] as Pane[]).map((p) => (
-          <button type="button" key={p} class={pane === p ? 'active' : ''} aria-pressed={pane === p} data-pane={p} onClick={() => setPane(p)}>
+          <button
+            type="button"
+            key={p}
+            class={pane === p ? 'active' : ''}
+            aria-pressed={pane === p}
+            data-pane={p}
+            onClick={() => setPane(p)}
+          >
             {t(p === 'threads' ? 'nav.files' : p === 'chat' ? 'nav.chat' : 'nav.inspector')}
           </button>
         ))}
@@ -378,14 +430,23 @@ export function App() {
           onSubmit={(key) => {
             keyPrompt.resolve(key);
             setKeyPromptState(undefined);
-            void api<List<Model>>('/v1/models').then((list) => setModels(list.data), () => {});
+            void api<List<Model>>('/v1/models').then(
+              (list) => setModels(list.data),
+              () => {},
+            );
             setListVersion((v) => v + 1);
           }}
         />
       )}
       {dialog === 'shortcuts' && <ShortcutsDialog onClose={() => setDialog(undefined)} />}
       {dialog === 'settings' && (
-        <SettingsDialog models={models} model={model} settings={settings} onChange={onSettings} onClose={() => setDialog(undefined)} />
+        <SettingsDialog
+          models={models}
+          model={model}
+          settings={settings}
+          onChange={onSettings}
+          onClose={() => setDialog(undefined)}
+        />
       )}
     </div>
   );

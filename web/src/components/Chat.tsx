@@ -101,15 +101,29 @@ function RunEnd({ run }: { run: RunState }) {
     case 'completed':
       return null;
     case 'cancelled':
-      return <div class="card end cancelled" role="status">{t('run.cancelled')}</div>;
+      return (
+        <div class="card end cancelled" role="status">
+          {t('run.cancelled')}
+        </div>
+      );
     case 'capped':
-      return <div class="card end capped" role="status">{t('run.capped', { reason })}</div>;
+      return (
+        <div class="card end capped" role="status">
+          {t('run.capped', { reason })}
+        </div>
+      );
     case 'interrupted':
-      return <div class="card end failed" role="alert">{t('run.interrupted')}</div>;
+      return (
+        <div class="card end failed" role="alert">
+          {t('run.interrupted')}
+        </div>
+      );
     default:
       return (
         <div class="card end failed" role="alert">
-          {/sandbox|docker|engine/i.test(reason) ? t('run.unavailable', { reason }) : t('run.failed', { reason })}
+          {/sandbox|docker|engine/i.test(reason)
+            ? t('run.unavailable', { reason })
+            : t('run.failed', { reason })}
         </div>
       );
   }

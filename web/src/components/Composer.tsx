@@ -58,12 +58,18 @@ export function Composer(props: {
 
   return (
     <div class="composer">
-      <div class="chips" aria-label={t('files.seenByModel')}>
+      <div class="chips">
         {seen.length ? (
           <>
             <span class="muted">{t('files.seenByModel')}:</span>
             {seen.map((f) => (
-              <button type="button" class="chip" key={f.path} onClick={() => props.onOpenFile(f.path)} title={f.path}>
+              <button
+                type="button"
+                class="chip"
+                key={f.path}
+                onClick={() => props.onOpenFile(f.path)}
+                title={f.path}
+              >
                 <span class={`dot ${props.generated.has(f.path) ? 'generated' : 'uploaded'}`} />
                 {f.path} <span class="muted">{formatBytes(f.bytes)}</span>
               </button>
@@ -73,13 +79,13 @@ export function Composer(props: {
           <span class="muted">{t('files.noneSeen')}</span>
         )}
       </div>
-      <div class="presets" role="group" aria-label={t('chat.presets')}>
+      <fieldset class="presets" aria-label={t('chat.presets')}>
         {PRESETS.map((p) => (
           <button type="button" class="preset" key={p} onClick={() => insert(p)} data-preset={p}>
             {t(`preset.${p}` as MessageKey)}
           </button>
         ))}
-      </div>
+      </fieldset>
       <div class="input-row">
         <textarea
           ref={area}
@@ -101,7 +107,13 @@ export function Composer(props: {
             {t('chat.stop')}
           </button>
         ) : (
-          <button type="button" class="primary" onClick={() => void send()} disabled={!text.trim() || sending || props.disabled} id="send">
+          <button
+            type="button"
+            class="primary"
+            onClick={() => void send()}
+            disabled={!text.trim() || sending || props.disabled}
+            id="send"
+          >
             {t('chat.send')}
           </button>
         )}

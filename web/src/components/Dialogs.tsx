@@ -6,7 +6,12 @@ import { currentLanguage, setLanguage, t } from '../i18n/i18n.ts';
 import { applyTheme, type ThemeChoice, themeChoice } from '../lib/theme.ts';
 
 /** A modal dialog (the native <dialog>: focus stays inside, Esc closes it). */
-export function Modal(props: { title: string; onClose: () => void; children: ComponentChildren; id?: string }) {
+export function Modal(props: {
+  title: string;
+  onClose: () => void;
+  children: ComponentChildren;
+  id?: string;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const dialog = ref.current;
@@ -62,10 +67,20 @@ export function KeyDialog(props: { invalid: boolean; onSubmit: (key: string) => 
         }}
       >
         <p>{t('key.body')}</p>
-        {props.invalid && <p class="error-line" role="alert">{t('key.invalid')}</p>}
+        {props.invalid && (
+          <p class="error-line" role="alert">
+            {t('key.invalid')}
+          </p>
+        )}
         <label class="field">
           <span>{t('key.label')}</span>
-          <input type="password" autocomplete="off" value={key} id="api-key" onInput={(e) => setKey((e.target as HTMLInputElement).value)} />
+          <input
+            type="password"
+            autocomplete="off"
+            value={key}
+            id="api-key"
+            onInput={(e) => setKey((e.target as HTMLInputElement).value)}
+          />
         </label>
         <div class="modal-actions">
           <button type="submit" class="primary" disabled={!key.trim()}>
@@ -83,7 +98,7 @@ const SHORTCUTS: Array<[string, Parameters<typeof t>[0]]> = [
   ['Esc', 'shortcuts.stop'],
   ['Ctrl + K', 'shortcuts.search'],
   ['Alt + N', 'shortcuts.newThread'],
-  ['Ctrl + U', 'shortcuts.upload'],
+  ['Alt + U', 'shortcuts.upload'],
   ['?', 'shortcuts.help'],
 ];
 
@@ -119,7 +134,11 @@ export function SettingsDialog(props: {
       <div class="settings">
         <label class="field">
           <span>{t('settings.model')}</span>
-          <select id="model-select" value={chosen} onChange={(e) => props.onChange((e.target as HTMLSelectElement).value, props.settings)}>
+          <select
+            id="model-select"
+            value={chosen}
+            onChange={(e) => props.onChange((e.target as HTMLSelectElement).value, props.settings)}
+          >
             {props.models.map((m) => (
               <option value={m.id} key={m.id}>
                 {m.id} — {t('settings.protocol', { protocol: m.protocol })}
@@ -139,7 +158,12 @@ export function SettingsDialog(props: {
             step={0.1}
             id="temperature"
             value={props.settings.temperature ?? 0.7}
-            onInput={(e) => props.onChange(props.model, { ...props.settings, temperature: Number((e.target as HTMLInputElement).value) })}
+            onInput={(e) =>
+              props.onChange(props.model, {
+                ...props.settings,
+                temperature: Number((e.target as HTMLInputElement).value),
+              })
+            }
           />
         </label>
         <label class="field">
@@ -148,7 +172,12 @@ export function SettingsDialog(props: {
             rows={4}
             id="system-prompt"
             value={props.settings.system ?? ''}
-            onChange={(e) => props.onChange(props.model, { ...props.settings, system: (e.target as HTMLTextAreaElement).value })}
+            onChange={(e) =>
+              props.onChange(props.model, {
+                ...props.settings,
+                system: (e.target as HTMLTextAreaElement).value,
+              })
+            }
           />
         </label>
         <p class="muted">{t('settings.saved')}</p>
@@ -156,7 +185,14 @@ export function SettingsDialog(props: {
           <legend>{t('settings.language')}</legend>
           <div class="segmented">
             {(['en', 'zh'] as Language[]).map((l) => (
-              <button type="button" key={l} id={`lang-${l}`} class={currentLanguage() === l ? 'active' : ''} aria-pressed={currentLanguage() === l} onClick={() => setLanguage(l)}>
+              <button
+                type="button"
+                key={l}
+                id={`lang-${l}`}
+                class={currentLanguage() === l ? 'active' : ''}
+                aria-pressed={currentLanguage() === l}
+                onClick={() => setLanguage(l)}
+              >
                 {l === 'en' ? 'English' : '中文'}
               </button>
             ))}
@@ -177,7 +213,13 @@ export function SettingsDialog(props: {
                   setTheme(choice);
                 }}
               >
-                {t(choice === 'system' ? 'settings.system_theme' : choice === 'light' ? 'settings.light' : 'settings.dark')}
+                {t(
+                  choice === 'system'
+                    ? 'settings.system_theme'
+                    : choice === 'light'
+                      ? 'settings.light'
+                      : 'settings.dark',
+                )}
               </button>
             ))}
           </div>

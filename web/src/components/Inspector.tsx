@@ -20,10 +20,22 @@ export function Inspector(props: {
   return (
     <aside class="inspector" aria-label={t('nav.inspector')}>
       <div class="tabs" role="tablist">
-        <button type="button" role="tab" aria-selected={props.tab === 'preview'} class={props.tab === 'preview' ? 'active' : ''} onClick={() => props.onTab('preview')}>
+        <button
+          type="button"
+          role="tab"
+          aria-selected={props.tab === 'preview'}
+          class={props.tab === 'preview' ? 'active' : ''}
+          onClick={() => props.onTab('preview')}
+        >
           {t('inspector.preview')}
         </button>
-        <button type="button" role="tab" aria-selected={props.tab === 'code'} class={props.tab === 'code' ? 'active' : ''} onClick={() => props.onTab('code')}>
+        <button
+          type="button"
+          role="tab"
+          aria-selected={props.tab === 'code'}
+          class={props.tab === 'code' ? 'active' : ''}
+          onClick={() => props.onTab('code')}
+        >
           {t('inspector.code')}
         </button>
       </div>
@@ -60,27 +72,45 @@ function FilePreview(props: { threadId: string; path: string; version: string })
     const sep = url.includes('?') ? '&' : '?';
     api<Preview>(`${url}${sep}offset=0&limit=200`).then(
       (p) => live && setPreview(p),
-      (e: Error) => live && (setError(e.message), setPreview(undefined)),
+      (e: Error) => {
+        if (!live) return;
+        setError(e.message);
+        setPreview(undefined);
+      },
     );
     return () => {
       live = false;
     };
   }, [url, props.version]);
 
-  if (error) return <p class="error-line pad" role="alert">{error}</p>;
+  if (error)
+    return (
+      <p class="error-line pad" role="alert">
+        {error}
+      </p>
+    );
   if (!preview || preview.path !== props.path) return <p class="muted pad">{t('inspector.loading')}</p>;
   const choices = preview.sheets ?? preview.tables;
   return (
     <div class="preview">
       <div class="preview-head">
-        <strong class="path" title={preview.path}>{preview.path}</strong>
+        <strong class="path" title={preview.path}>
+          {preview.path}
+        </strong>
         <span class="muted">{formatBytes(preview.bytes)}</span>
-        {preview.total_rows !== null && (preview.kind === 'table' || preview.kind === 'json' || preview.kind === 'text') && (
-          <span class="muted" id="preview-rows">{t('inspector.rows', { count: preview.total_rows.toLocaleString() })}</span>
-        )}
+        {preview.total_rows !== null &&
+          (preview.kind === 'table' || preview.kind === 'json' || preview.kind === 'text') && (
+            <span class="muted" id="preview-rows">
+              {t('inspector.rows', { count: preview.total_rows.toLocaleString() })}
+            </span>
+          )}
       </div>
       {choices && choices.length > 0 && (
-        <div class="preview-tabs" role="tablist" aria-label={preview.sheets ? t('inspector.sheet') : t('inspector.table')}>
+        <div
+          class="preview-tabs"
+          role="tablist"
+          aria-label={preview.sheets ? t('inspector.sheet') : t('inspector.table')}
+        >
           {choices.map((name) => (
             <button
               type="button"
@@ -96,7 +126,9 @@ function FilePreview(props: { threadId: string; path: string; version: string })
         </div>
       )}
       {preview.truncated && <p class="warn">{t('inspector.truncated')}</p>}
-      {preview.kind === 'image' && <PreviewImage threadId={props.threadId} path={props.path} version={props.version} />}
+      {preview.kind === 'image' && (
+        <PreviewImage threadId={props.threadId} path={props.path} version={props.version} />
+      )}
       {preview.kind === 'pdf' && <PreviewPdf threadId={props.threadId} path={props.path} />}
       {preview.kind === 'binary' && <p class="muted pad">{t('inspector.binary')}</p>}
       {(preview.kind === 'table' || preview.kind === 'json' || preview.kind === 'text') &&
@@ -138,13 +170,18 @@ function PreviewPdf(props: { threadId: string; path: string }) {
 
 function CellEditor(props: { cell: CellStep; running: boolean; onRerun: (code: string) => Promise<void> }) {
   const host = useRef<HTMLDivElement>(null);
-  const editor = useRef<ReturnType<typeof import("../lazy/editor.ts").createEditor>>(undefined);
+  const editor = useRef<ReturnType<typeof import('../lazy/editor.ts').createEditor>>(undefined);
   const module = useLazy(() => import('../lazy/editor.ts'));
   const [busy, setBusy] = useState(false);
   useEffect(() => {
     if (!module || !host.current) return;
     editor.current?.destroy();
-    editor.current = module.createEditor(host.current, props.cell.code, props.cell.language, t('inspector.code'));
+    editor.current = module.createEditor(
+      host.current,
+      props.cell.code,
+      props.cell.language,
+      t('inspector.code'),
+    );
     return () => editor.current?.destroy();
   }, [module, props.cell.cellId, props.cell.code]);
   return (

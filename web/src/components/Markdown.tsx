@@ -34,6 +34,9 @@ export function Markdown(props: { text: string; threadId: string; onOpenFile?: (
       props.onOpenFile(path);
     }
   };
+  // Clicks are delegated from the links inside (which are focusable and keyboard-usable themselves).
+  // biome-ignore lint/a11y/useKeyWithClickEvents: the links handle the keyboard
+  // biome-ignore lint/a11y/noStaticElementInteractions: a delegated handler, not a control
   return <div class="markdown" ref={ref} onClick={onClick} />;
 }
 
@@ -43,8 +46,13 @@ function workspacePath(src: string, threadId: string): string | undefined {
   const at = src.indexOf(prefix);
   if (at !== -1 && (at === 0 || /^https?:\/\/[^/]+$/.test(src.slice(0, at))))
     return decodeURIComponent(src.slice(at + prefix.length));
-  if (/^[a-z][a-z+.-]*:/i.test(src) || src.startsWith('/') || src.startsWith('#') || src === '') return undefined;
-  const clean = src.replace(/^\.\//, '').replace(/^workspace\//, '').split('#')[0]!.split('?')[0]!;
+  if (/^[a-z][a-z+.-]*:/i.test(src) || src.startsWith('/') || src.startsWith('#') || src === '')
+    return undefined;
+  const clean = src
+    .replace(/^\.\//, '')
+    .replace(/^workspace\//, '')
+    .split('#')[0]!
+    .split('?')[0]!;
   try {
     return decodeURIComponent(clean);
   } catch {

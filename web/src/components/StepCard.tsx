@@ -85,7 +85,9 @@ function CellCard(props: StepProps & { step: CellStep }) {
       <div class="card-head">
         <span class="badge">{t('step.code')}</span>
         <span class={`pill ${failed ? 'bad' : status === 'ok' ? 'good' : ''}`}>{stateLabel}</span>
-        {result && <span class="muted">{t('cell.took', { seconds: (result.duration_ms / 1000).toFixed(1) })}</span>}
+        {result && (
+          <span class="muted">{t('cell.took', { seconds: (result.duration_ms / 1000).toFixed(1) })}</span>
+        )}
         <span class="spacer" />
         <button type="button" class="ghost small" onClick={() => props.onInspectCell(step)}>
           {t('step.inspect')}
@@ -95,7 +97,6 @@ function CellCard(props: StepProps & { step: CellStep }) {
         {highlighter ? (
           <code
             class="hljs"
-            // biome-ignore lint/security/noDangerouslySetInnerHtml: highlight.js escapes the code it marks up
             dangerouslySetInnerHTML={{ __html: highlighter.highlight(step.code, step.language) }}
           />
         ) : (
@@ -112,7 +113,11 @@ function CellCard(props: StepProps & { step: CellStep }) {
               </button>
             )}
           </div>
-          {step.output ? <pre class="output-text">{shown}</pre> : step.state === 'done' && <p class="muted">{t('step.noOutput')}</p>}
+          {step.output ? (
+            <pre class="output-text">{shown}</pre>
+          ) : (
+            step.state === 'done' && <p class="muted">{t('step.noOutput')}</p>
+          )}
           {result && !result.output_complete && (
             <p class="warn">{t('step.outputCut', { bytes: result.output_bytes.toLocaleString() })}</p>
           )}
@@ -129,7 +134,13 @@ function CellCard(props: StepProps & { step: CellStep }) {
         <div class="artifacts">
           {step.artifacts.map((a) =>
             a.mime.startsWith('image/') ? (
-              <ArtifactImage key={a.path} threadId={props.threadId} path={a.path} bytes={a.bytes} onOpen={props.onOpenFile} />
+              <ArtifactImage
+                key={a.path}
+                threadId={props.threadId}
+                path={a.path}
+                bytes={a.bytes}
+                onOpen={props.onOpenFile}
+              />
             ) : (
               <button type="button" class="chip" key={a.path} onClick={() => props.onOpenFile(a.path)}>
                 {a.path} <span class="muted">{formatBytes(a.bytes)}</span>
@@ -142,10 +153,17 @@ function CellCard(props: StepProps & { step: CellStep }) {
   );
 }
 
-function ArtifactImage(props: { threadId: string; path: string; bytes: number; onOpen: (path: string) => void }) {
+function ArtifactImage(props: {
+  threadId: string;
+  path: string;
+  bytes: number;
+  onOpen: (path: string) => void;
+}) {
   const [url, setUrl] = useState<string>();
   useEffect(() => {
-    void blobUrl(fileUrl(props.threadId, props.path), String(props.bytes)).then(setUrl, () => setUrl(undefined));
+    void blobUrl(fileUrl(props.threadId, props.path), String(props.bytes)).then(setUrl, () =>
+      setUrl(undefined),
+    );
   }, [props.threadId, props.path, props.bytes]);
   return (
     <button type="button" class="artifact-image" onClick={() => props.onOpen(props.path)} title={props.path}>

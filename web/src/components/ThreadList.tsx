@@ -19,16 +19,25 @@ export function ThreadList(props: {
 
   useEffect(() => {
     clearTimeout(timer.current);
-    timer.current = window.setTimeout(() => {
-      const q = query.trim() ? `&q=${encodeURIComponent(query.trim())}` : '';
-      void api<List<Thread>>(`/v1/threads?limit=100${q}`).then((list) => setThreads(list.data), () => {});
-    }, query ? 200 : 0);
+    timer.current = window.setTimeout(
+      () => {
+        const q = query.trim() ? `&q=${encodeURIComponent(query.trim())}` : '';
+        void api<List<Thread>>(`/v1/threads?limit=100${q}`).then(
+          (list) => setThreads(list.data),
+          () => {},
+        );
+      },
+      query ? 200 : 0,
+    );
   }, [query, props.version]);
 
   const rename = async (thread: Thread, title: string) => {
     setEditing(undefined);
     if (title.trim() === (thread.title ?? '')) return;
-    const updated = await api<Thread>(`/v1/threads/${thread.id}`, { method: 'PATCH', json: { title: title.trim() || null } });
+    const updated = await api<Thread>(`/v1/threads/${thread.id}`, {
+      method: 'PATCH',
+      json: { title: title.trim() || null },
+    });
     setThreads((list) => list.map((t) => (t.id === updated.id ? updated : t)));
     props.onRenamed(updated);
   };
@@ -50,7 +59,9 @@ export function ThreadList(props: {
         </button>
       </div>
       <ul class="thread-items">
-        {threads.length === 0 && <li class="muted empty">{query ? t('threads.noMatch') : t('threads.empty')}</li>}
+        {threads.length === 0 && (
+          <li class="muted empty">{query ? t('threads.noMatch') : t('threads.empty')}</li>
+        )}
         {threads.map((thread) => (
           <li key={thread.id} class={thread.id === props.currentId ? 'current' : ''}>
             {editing === thread.id ? (
@@ -86,10 +97,22 @@ export function ThreadList(props: {
               </a>
             )}
             <span class="row-actions">
-              <button type="button" class="ghost icon" title={t('threads.rename')} aria-label={t('threads.rename')} onClick={() => setEditing(thread.id)}>
+              <button
+                type="button"
+                class="ghost icon"
+                title={t('threads.rename')}
+                aria-label={t('threads.rename')}
+                onClick={() => setEditing(thread.id)}
+              >
                 ✎
               </button>
-              <button type="button" class="ghost icon" title={t('threads.delete')} aria-label={t('threads.delete')} onClick={() => props.onDelete(thread)}>
+              <button
+                type="button"
+                class="ghost icon"
+                title={t('threads.delete')}
+                aria-label={t('threads.delete')}
+                onClick={() => props.onDelete(thread)}
+              >
                 ×
               </button>
             </span>

@@ -91,7 +91,7 @@ export function WorkspacePanel(props: {
           ))}
         </ul>
       )}
-      <div class="tree" role="tree">
+      <div class="tree">
         {props.files.length === 0 ? (
           <p class="muted drop-hint">{t('files.empty')}</p>
         ) : (
@@ -117,30 +117,56 @@ function TreeItem(props: {
   const pad = { paddingLeft: `${8 + props.depth * 14}px` };
   if (!node.file) {
     return (
-      <div role="treeitem" aria-expanded={open}>
+      <div>
         <button type="button" class="tree-row folder" style={pad} onClick={() => setOpen(!open)}>
           <span class="twisty">{open ? '▾' : '▸'}</span>
           <span class="name">{node.name}/</span>
           <span class="muted size">{formatBytes(node.bytes)}</span>
         </button>
-        {open && node.children.map((child) => <TreeItem key={child.path} {...props} node={child} depth={props.depth + 1} />)}
+        {open &&
+          node.children.map((child) => (
+            <TreeItem key={child.path} {...props} node={child} depth={props.depth + 1} />
+          ))}
       </div>
     );
   }
   const generated = props.generated.has(node.path);
   return (
-    <div role="treeitem" class={`tree-file${props.selected === node.path ? ' selected' : ''}`} aria-selected={props.selected === node.path}>
-      <button type="button" class="tree-row" style={pad} onClick={() => props.onOpen(node.path)} data-path={node.path}>
-        <span class={`dot ${generated ? 'generated' : 'uploaded'}`} title={generated ? t('files.generated') : t('files.uploaded')} />
+    <div class={`tree-file${props.selected === node.path ? ' selected' : ''}`}>
+      <button
+        type="button"
+        class="tree-row"
+        style={pad}
+        onClick={() => props.onOpen(node.path)}
+        data-path={node.path}
+      >
+        <span
+          class={`dot ${generated ? 'generated' : 'uploaded'}`}
+          title={generated ? t('files.generated') : t('files.uploaded')}
+        />
         <span class="name">{node.name}</span>
-        <span class={`tag ${generated ? 'generated' : 'uploaded'}`}>{generated ? t('files.generated') : t('files.uploaded')}</span>
+        <span class={`tag ${generated ? 'generated' : 'uploaded'}`}>
+          {generated ? t('files.generated') : t('files.uploaded')}
+        </span>
         <span class="muted size">{formatBytes(node.bytes)}</span>
       </button>
       <span class="row-actions">
-        <button type="button" class="ghost icon" title={t('files.download')} aria-label={`${t('files.download')} ${node.path}`} onClick={() => props.onDownload(node.path)}>
+        <button
+          type="button"
+          class="ghost icon"
+          title={t('files.download')}
+          aria-label={`${t('files.download')} ${node.path}`}
+          onClick={() => props.onDownload(node.path)}
+        >
           ↓
         </button>
-        <button type="button" class="ghost icon" title={t('files.delete')} aria-label={`${t('files.delete')} ${node.path}`} onClick={() => props.onDelete(node.path)}>
+        <button
+          type="button"
+          class="ghost icon"
+          title={t('files.delete')}
+          aria-label={`${t('files.delete')} ${node.path}`}
+          onClick={() => props.onDelete(node.path)}
+        >
           ×
         </button>
       </span>

@@ -40,7 +40,8 @@ export const en = {
   'chat.stop': 'Stop',
   'chat.presets': 'Presets',
   'chat.welcomeTitle': 'What do you want to know?',
-  'chat.welcomeBody': 'Upload CSV, Excel, Parquet, SQLite, JSON or text files, then ask. Every step runs as real Python in a sandbox, and you see the code, its output and its charts.',
+  'chat.welcomeBody':
+    'Upload CSV, Excel, Parquet, SQLite, JSON or text files, then ask. Every step runs as real Python in a sandbox, and you see the code, its output and its charts.',
   'chat.thinking': 'The model is thinking…',
   'chat.writingCode': 'The model is writing code…',
   'chat.cellRunning': 'Running a cell for {seconds} s…',
@@ -134,17 +135,23 @@ export const en = {
   'error.network': 'The server cannot be reached.',
   'error.generic': 'Something went wrong: {message}',
   'preset.eda': 'Exploratory analysis',
-  'preset.eda.prompt': 'Explore the data: describe each file’s columns and types, data quality (missing values, duplicates, outliers), the main distributions and the strongest relationships, with a chart for each key finding.',
+  'preset.eda.prompt':
+    'Explore the data: describe each file’s columns and types, data quality (missing values, duplicates, outliers), the main distributions and the strongest relationships, with a chart for each key finding.',
   'preset.cleaning': 'Data cleaning',
-  'preset.cleaning.prompt': 'Check the data for missing values, duplicates, wrong types and outliers; propose a cleaning plan, apply it with code, and save the cleaned data as a new file.',
+  'preset.cleaning.prompt':
+    'Check the data for missing values, duplicates, wrong types and outliers; propose a cleaning plan, apply it with code, and save the cleaned data as a new file.',
   'preset.viz': 'Visualisation report',
-  'preset.viz.prompt': 'Make a short visual report: the charts that best show the main trends, comparisons and anomalies, each saved as a PNG and explained in one or two sentences.',
+  'preset.viz.prompt':
+    'Make a short visual report: the charts that best show the main trends, comparisons and anomalies, each saved as a PNG and explained in one or two sentences.',
   'preset.stats': 'Statistical tests',
-  'preset.stats.prompt': 'Choose and run suitable statistical tests for the main differences and relationships in the data; state the hypotheses, the method, the results with p-values and effect sizes, and what they mean.',
+  'preset.stats.prompt':
+    'Choose and run suitable statistical tests for the main differences and relationships in the data; state the hypotheses, the method, the results with p-values and effect sizes, and what they mean.',
   'preset.sql': 'SQL over the files',
-  'preset.sql.prompt': 'Load the files into SQLite and answer with SQL: show each query you run and its result, then summarise what the queries show.',
+  'preset.sql.prompt':
+    'Load the files into SQLite and answer with SQL: show each query you run and its result, then summarise what the queries show.',
   'preset.summary': 'Executive summary',
-  'preset.summary.prompt': 'Write an executive summary of the data for a busy reader: the five most important facts, each backed by a number computed from the data, and one recommended next step.',
+  'preset.summary.prompt':
+    'Write an executive summary of the data for a busy reader: the five most important facts, each backed by a number computed from the data, and one recommended next step.',
   'a11y.close': 'Close',
   'a11y.menu': 'Menu',
   'a11y.toggleTheme': 'Theme',
@@ -194,7 +201,8 @@ export const zh: Record<MessageKey, string> = {
   'chat.stop': '停止',
   'chat.presets': '预设',
   'chat.welcomeTitle': '你想了解什么？',
-  'chat.welcomeBody': '上传 CSV、Excel、Parquet、SQLite、JSON 或文本文件，然后提问。每一步都在沙箱中运行真实的 Python，你能看到代码、输出和图表。',
+  'chat.welcomeBody':
+    '上传 CSV、Excel、Parquet、SQLite、JSON 或文本文件，然后提问。每一步都在沙箱中运行真实的 Python，你能看到代码、输出和图表。',
   'chat.thinking': '模型正在思考…',
   'chat.writingCode': '模型正在编写代码…',
   'chat.cellRunning': '代码单元已运行 {seconds} 秒…',
@@ -288,17 +296,23 @@ export const zh: Record<MessageKey, string> = {
   'error.network': '无法连接到服务器。',
   'error.generic': '出错了：{message}',
   'preset.eda': '探索性分析',
-  'preset.eda.prompt': '探索这些数据：说明每个文件的列和类型、数据质量（缺失值、重复值、异常值）、主要分布和最强的相关关系，并为每个关键发现绘制一张图。',
+  'preset.eda.prompt':
+    '探索这些数据：说明每个文件的列和类型、数据质量（缺失值、重复值、异常值）、主要分布和最强的相关关系，并为每个关键发现绘制一张图。',
   'preset.cleaning': '数据清洗',
-  'preset.cleaning.prompt': '检查数据中的缺失值、重复值、类型错误和异常值；提出清洗方案，用代码执行，并把清洗后的数据另存为新文件。',
+  'preset.cleaning.prompt':
+    '检查数据中的缺失值、重复值、类型错误和异常值；提出清洗方案，用代码执行，并把清洗后的数据另存为新文件。',
   'preset.viz': '可视化报告',
-  'preset.viz.prompt': '制作一份简短的可视化报告：用最能体现主要趋势、对比和异常的图表，每张图保存为 PNG，并用一两句话解释。',
+  'preset.viz.prompt':
+    '制作一份简短的可视化报告：用最能体现主要趋势、对比和异常的图表，每张图保存为 PNG，并用一两句话解释。',
   'preset.stats': '统计检验',
-  'preset.stats.prompt': '为数据中的主要差异和关系选择并执行合适的统计检验；说明假设、方法、带 p 值和效应量的结果，以及它们的含义。',
+  'preset.stats.prompt':
+    '为数据中的主要差异和关系选择并执行合适的统计检验；说明假设、方法、带 p 值和效应量的结果，以及它们的含义。',
   'preset.sql': '用 SQL 查询文件',
-  'preset.sql.prompt': '把文件载入 SQLite 并用 SQL 回答：展示你运行的每条查询及其结果，然后总结这些查询说明了什么。',
+  'preset.sql.prompt':
+    '把文件载入 SQLite 并用 SQL 回答：展示你运行的每条查询及其结果，然后总结这些查询说明了什么。',
   'preset.summary': '执行摘要',
-  'preset.summary.prompt': '为忙碌的读者写一份数据执行摘要：五个最重要的事实，每个都有从数据计算出的数字支撑，并给出一个建议的下一步。',
+  'preset.summary.prompt':
+    '为忙碌的读者写一份数据执行摘要：五个最重要的事实，每个都有从数据计算出的数字支撑，并给出一个建议的下一步。',
   'a11y.close': '关闭',
   'a11y.menu': '菜单',
   'a11y.toggleTheme': '主题',

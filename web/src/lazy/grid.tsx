@@ -50,18 +50,32 @@ export function DataGrid(props: { first: Preview; url: string; mode: 'table' | '
     );
   }
   const rows: Array<{ index: number; cells: Preview['rows'][number] | undefined }> = [];
-  for (let i = firstRow; i < lastRow; i++) rows.push({ index: i, cells: pages.current.get(Math.floor(i / PAGE))?.[i % PAGE] });
+  for (let i = firstRow; i < lastRow; i++)
+    rows.push({ index: i, cells: pages.current.get(Math.floor(i / PAGE))?.[i % PAGE] });
   const columns = props.mode === 'text' ? [] : first.columns;
   const extra = Math.max(0, ...rows.map((r) => (r.cells?.length ?? 0) - columns.length));
-  const shown = [...columns, ...Array.from({ length: extra }, (_, i) => ({ name: `column_${columns.length + i + 1}`, type: 'string' }))];
+  const shown = [
+    ...columns,
+    ...Array.from({ length: extra }, (_, i) => ({
+      name: `column_${columns.length + i + 1}`,
+      type: 'string',
+    })),
+  ];
 
   return (
-    <div class={`grid ${props.mode}`} ref={box} onScroll={(e) => setScrollTop((e.target as HTMLElement).scrollTop)} tabIndex={0} aria-rowcount={total}>
+    <div
+      class={`grid ${props.mode}`}
+      ref={box}
+      onScroll={(e) => setScrollTop((e.target as HTMLElement).scrollTop)}
+      // Focusable so the keyboard can scroll it (arrows, Page Down).
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus to scroll by keyboard
+      tabIndex={0}
+    >
       {props.mode === 'table' && (
-        <div class="grid-head grid-row" role="row">
+        <div class="grid-head grid-row">
           <span class="grid-index">#</span>
           {shown.map((c) => (
-            <span class="grid-cell head" key={c.name} title={`${c.name} (${c.type})`} role="columnheader">
+            <span class="grid-cell head" key={c.name} title={`${c.name} (${c.type})`}>
               <span class="col-name">{c.name}</span>
               <span class="col-type">{c.type}</span>
             </span>
@@ -70,7 +84,11 @@ export function DataGrid(props: { first: Preview; url: string; mode: 'table' | '
       )}
       <div class="grid-body" style={{ height: `${total * ROW_HEIGHT}px` }}>
         {rows.map((row) => (
-          <div class="grid-row" role="row" key={row.index} style={{ transform: `translateY(${row.index * ROW_HEIGHT}px)` }}>
+          <div
+            class="grid-row"
+            key={row.index}
+            style={{ transform: `translateY(${row.index * ROW_HEIGHT}px)` }}
+          >
             <span class="grid-index">{row.index + 1}</span>
             {props.mode === 'text' ? (
               <span class="grid-line">{row.cells ? String(row.cells[0] ?? '') : ''}</span>
@@ -78,7 +96,11 @@ export function DataGrid(props: { first: Preview; url: string; mode: 'table' | '
               shown.map((c, i) => {
                 const v = row.cells?.[i];
                 return (
-                  <span class={`grid-cell ${typeof v === 'number' ? 'num' : ''}${v === null ? ' null' : ''}`} key={c.name} title={v === null || v === undefined ? '' : String(v)}>
+                  <span
+                    class={`grid-cell ${typeof v === 'number' ? 'num' : ''}${v === null ? ' null' : ''}`}
+                    key={c.name}
+                    title={v === null || v === undefined ? '' : String(v)}
+                  >
                     {row.cells ? (v === null || v === undefined ? '' : String(v)) : '…'}
                   </span>
                 );

@@ -51,13 +51,17 @@ export async function droppedFiles(data: DataTransfer): Promise<Array<{ file: Fi
   }
   const walk = async (entry: FileSystemEntry, folder: string): Promise<void> => {
     if (entry.isFile) {
-      const file = await new Promise<File>((resolve, reject) => (entry as FileSystemFileEntry).file(resolve, reject));
+      const file = await new Promise<File>((resolve, reject) =>
+        (entry as FileSystemFileEntry).file(resolve, reject),
+      );
       out.push({ file, folder });
     } else if (entry.isDirectory) {
       const reader = (entry as FileSystemDirectoryEntry).createReader();
       const sub = folder ? `${folder}/${entry.name}` : entry.name;
       for (;;) {
-        const batch = await new Promise<FileSystemEntry[]>((resolve, reject) => reader.readEntries(resolve, reject));
+        const batch = await new Promise<FileSystemEntry[]>((resolve, reject) =>
+          reader.readEntries(resolve, reject),
+        );
         if (batch.length === 0) break;
         for (const child of batch) await walk(child, sub);
       }
