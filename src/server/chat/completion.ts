@@ -13,7 +13,7 @@ interface Meta {
 }
 
 /** OpenAI's finish_reason for how a run ended. */
-export function finishReasonOf(status: string): 'stop' | 'length' {
+export function openAiFinishReason(status: string): 'stop' | 'length' {
   return status === 'capped' ? 'length' : 'stop';
 }
 
@@ -60,7 +60,7 @@ export function completion(
       {
         index: 0,
         message: { role: 'assistant', content: end.transcript, thread_id: threadId, files },
-        finish_reason: finishReasonOf(end.status),
+        finish_reason: openAiFinishReason(end.status),
       },
     ],
     usage: end.usage,

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { type AgentEvent, artifactsOf } from '../../agent/events.ts';
 import { TranscriptWriter } from '../../agent/view/transcript.ts';
 import type { StoredEvent } from '../../store/store.ts';
-import { chunk, completion, type FileLink, finishReasonOf, usageChunk } from '../chat/completion.ts';
+import { chunk, completion, type FileLink, openAiFinishReason, usageChunk } from '../chat/completion.ts';
 import { conversationOf, fileIdsOf, parseChatRequest, threadIdOf } from '../chat/request.ts';
 import type { AppDeps } from '../deps.ts';
 import { baseUrl, threadFileUrl } from '../file-links.ts';
@@ -156,7 +156,7 @@ async function streamChat(
   }
   const files = options.links(artifacts);
   await sse.send(
-    chunk(meta, { thread_id: options.threadId, files }, finishReasonOf(end.status), {
+    chunk(meta, { thread_id: options.threadId, files }, openAiFinishReason(end.status), {
       generated_files: files,
       analyst: { status: end.status, reason: end.reason ?? null },
     }),

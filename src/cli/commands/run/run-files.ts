@@ -4,7 +4,7 @@ import type { AgentEvent } from '../../../agent/events.ts';
 import {
   notebookJson,
   prefixedReader,
-  type RunRecord,
+  type ThreadHistory,
   renderHtmlReport,
   renderMarkdownReport,
   renderNotebook,
@@ -74,7 +74,7 @@ export async function writeRunFiles(dir: string, events: AgentEvent[]): Promise<
     await writeFile(join(dir, files.answer), withNewline(end.answer));
   }
   const question = start?.question ?? '';
-  const record: RunRecord = {
+  const record: ThreadHistory = {
     title: titleOf(question),
     question,
     model: start?.model ?? 'unknown',
