@@ -1,6 +1,11 @@
 import type { ScriptInput } from '../../src/llm/scripted/script.ts';
 
-/** The scripted model the browser tests talk to: one conversation per question, matched by its words. */
+/**
+ * The scripted model the browser tests talk to: one conversation per question, matched by its
+ * words. A question's second turn is matched by its cell's output (`last_contains`), never by
+ * the question (`any_contains`): a thread sends its whole history, so an earlier question's words
+ * are in every later request and would pick the wrong turn.
+ */
 const slow = { chunk_chars: 6, chunk_delay_ms: 12 };
 
 const CHART_CODE = [
@@ -33,7 +38,7 @@ export const UI_SCRIPT: ScriptInput = {
       ...slow,
     },
     {
-      when: { last_role: 'execute', any_contains: 'Explore the data' },
+      when: { last_role: 'execute', last_contains: 'Name: amount' },
       content:
         '<Understand>The totals are printed above and the chart is saved.</Understand>\n<Answer>## Sales by region\n\n**North** sells most.\n\n| region | total |\n| --- | --- |\n| north | 40 |\n| south | 25 |\n\n![Sales by region](sales_by_region.png)\n</Answer>',
       ...slow,
@@ -44,7 +49,7 @@ export const UI_SCRIPT: ScriptInput = {
         '<Analyze>This takes a while.</Analyze>\n<Code>\nimport time\nfor i in range(120):\n    print("step", i, flush=True)\n    time.sleep(0.5)\n</Code>',
     },
     {
-      when: { last_role: 'execute', any_contains: 'long job' },
+      when: { last_role: 'execute', last_contains: 'step 119' },
       content: '<Answer>The long job finished.</Answer>',
     },
     {
@@ -54,7 +59,7 @@ export const UI_SCRIPT: ScriptInput = {
       ...slow,
     },
     {
-      when: { last_role: 'execute', any_contains: 'slow count' },
+      when: { last_role: 'execute', last_contains: 'tick 7' },
       content: '<Answer>Counted to **eight** once.</Answer>',
       ...slow,
     },

@@ -332,7 +332,12 @@ describe('the web studio', { timeout: 900_000 }, () => {
     assert.equal(await p.evaluate(() => document.activeElement?.id), 'question');
     await p.keyboard.press('Enter');
     await p.waitForSelector('.card.answer >> text=Here are the files', { timeout: CELL_MS });
+    // In the composer "?" is text; Ctrl+/ opens the shortcuts from anywhere.
+    assert.equal(await p.evaluate(() => document.activeElement?.id), 'question');
     await p.keyboard.press('?');
+    assert.equal(await p.inputValue('#question'), '?');
+    assert.equal(await p.isVisible('#shortcuts-dialog'), false);
+    await p.keyboard.press('Control+/');
     await p.waitForSelector('#shortcuts-dialog[open]');
     await p.keyboard.press('Escape');
     assert.equal(await p.isVisible('#shortcuts-dialog'), false);
@@ -352,18 +357,18 @@ describe('the web studio', { timeout: 900_000 }, () => {
     await page.fill('input.search', '');
     await page.waitForTimeout(400);
     const before = await page.locator('.thread-items .thread-link').count();
-    await page.locator('.thread-items li').last().locator('button[aria-label="Delete"]').click();
+    assert.ok(before >= 2, 'the keyboard test made a second thread');
+    const other = page.locator('.thread-items li:not(.current)').first();
+    const otherId = ((await other.locator('.thread-link').getAttribute('href')) ?? '').replace('/t/', '');
+    await other.locator('button[aria-label="Delete"]').click();
     await page.waitForSelector('#confirm-dialog[open]');
     await page.click('#confirm');
     await page.waitForFunction(
       (n) => document.querySelectorAll('.thread-items .thread-link').length === n - 1,
       before,
     );
-    assert.equal(
-      (await server.fetch(`/v1/threads/${id}`)).status,
-      200,
-      'the open thread was not the one deleted',
-    );
+    assert.equal((await server.fetch(`/v1/threads/${otherId}`)).status, 404, 'the other thread is gone');
+    assert.equal((await server.fetch(`/v1/threads/${id}`)).status, 200, 'the open thread stays');
   });
 });
 

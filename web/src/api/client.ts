@@ -46,10 +46,20 @@ function headersOf(init: RequestInit | undefined): Headers {
   return headers;
 }
 
+/**
+ * After a 401 to a request sent with `sent`: the key to try next. When another request set a
+ * new key meanwhile, that one (no question asked); otherwise the person is asked, told that
+ * the key was refused when one was sent.
+ */
+async function nextKey(sent: string | undefined): Promise<void> {
+  if (apiKey !== sent) return;
+  setKey(await askForKey(sent !== undefined));
+}
+
 /** fetch against the API with the key; a 401 asks for a key and tries again. */
 export async function apiFetch(path: string, init: RequestInit = {}): Promise<Response> {
-  let invalid = apiKey !== undefined;
   for (let attempt = 0; attempt < 5; attempt++) {
+    const sent = apiKey;
     let response: Response;
     try {
       response = await fetch(path, { ...init, headers: headersOf(init) });
@@ -58,8 +68,7 @@ export async function apiFetch(path: string, init: RequestInit = {}): Promise<Re
       throw new ApiError('network', 0, 'network');
     }
     if (response.status !== 401 || !prompt) return response;
-    setKey(await askForKey(invalid));
-    invalid = true;
+    await nextKey(sent);
   }
   throw new ApiError('unauthorized', 401, 'unauthorized');
 }
@@ -134,10 +143,12 @@ export function uploadFile(
   folder: string,
   onProgress: (fraction: number) => void,
 ): Promise<{ path: string; bytes: number }> {
+  let sent: string | undefined;
   const send = (): Promise<{ path: string; bytes: number }> =>
     new Promise((resolve, reject) => {
       const request = new XMLHttpRequest();
       request.open('POST', `/v1/threads/${threadId}/files`);
+      sent = apiKey;
       if (apiKey) request.setRequestHeader('authorization', `Bearer ${apiKey}`);
       request.upload.onprogress = (event) => {
         if (event.lengthComputable) onProgress(event.loaded / event.total);
@@ -167,7 +178,7 @@ export function uploadFile(
     });
   return send().catch(async (error: ApiError) => {
     if (error.status !== 401 || !prompt) throw error;
-    setKey(await askForKey(apiKey !== undefined));
+    await nextKey(sent);
     return send();
   });
 }

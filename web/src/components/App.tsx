@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { CellStep } from '../../../src/agent/view/steps.ts';
 import { type ApiError, api, download, setKeyPrompt, uploadFile } from '../api/client.ts';
 import type { List, Model, Thread, ThreadSettings } from '../api/types.ts';
@@ -189,34 +189,39 @@ export function App() {
   const running = !!session?.active;
   const stop = () => void session?.stop().catch(report);
 
-  // Keyboard: Esc stops, ? shows the shortcuts, Ctrl+K searches, Alt+N new thread, Alt+U uploads.
-  useEffect(() => {
+  // Keyboard: Esc stops, ? (or Ctrl+/ while typing) shows the shortcuts, Ctrl+K searches, Alt+N
+  // new thread, Alt+U uploads. Listened to from the first layout (before the first paint), so
+  // a key pressed as soon as the page shows is not lost; the handler reads the latest state.
+  const keys = useRef({ running, stop, navigate });
+  keys.current = { running, stop, navigate };
+  useLayoutEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      const typing =
-        /^(INPUT|TEXTAREA|SELECT)$/.test((e.target as HTMLElement).tagName) ||
-        (e.target as HTMLElement).isContentEditable;
+      const target = e.target as HTMLElement;
+      const typing = /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName) || target.isContentEditable;
       if (document.querySelector('dialog[open]')) return;
-      if (e.key === 'Escape' && running) {
+      const command = e.ctrlKey || e.metaKey;
+      // Alt shortcuts by physical key: on a Mac, Alt+U types a dead key, not "u".
+      if (e.key === 'Escape' && keys.current.running) {
         e.preventDefault();
-        stop();
-      } else if (e.key === '?' && !typing) {
+        keys.current.stop();
+      } else if ((e.key === '?' && !typing) || (command && e.key === '/')) {
         e.preventDefault();
         setDialog('shortcuts');
-      } else if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'k') {
+      } else if (command && e.key.toLowerCase() === 'k') {
         e.preventDefault();
         setPane('threads');
         requestAnimationFrame(() => searchRef.current?.focus());
-      } else if (e.altKey && e.key.toLowerCase() === 'n') {
+      } else if (e.altKey && !command && e.code === 'KeyN') {
         e.preventDefault();
-        navigate(undefined);
-      } else if (e.altKey && e.key.toLowerCase() === 'u') {
+        keys.current.navigate(undefined);
+      } else if (e.altKey && !command && e.code === 'KeyU') {
         e.preventDefault();
         uploadRef.current?.click();
       }
     };
     addEventListener('keydown', onKey);
     return () => removeEventListener('keydown', onKey);
-  });
+  }, []);
 
   const exportAs = (kind: 'md' | 'html' | 'pdf' | 'ipynb' | 'zip') => {
     if (!session) return;

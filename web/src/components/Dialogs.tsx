@@ -92,14 +92,14 @@ export function KeyDialog(props: { invalid: boolean; onSubmit: (key: string) => 
   );
 }
 
-const SHORTCUTS: Array<[string, Parameters<typeof t>[0]]> = [
-  ['Enter', 'shortcuts.send'],
-  ['Shift + Enter', 'shortcuts.newline'],
-  ['Esc', 'shortcuts.stop'],
-  ['Ctrl + K', 'shortcuts.search'],
-  ['Alt + N', 'shortcuts.newThread'],
-  ['Alt + U', 'shortcuts.upload'],
-  ['?', 'shortcuts.help'],
+const SHORTCUTS: Array<[string[], Parameters<typeof t>[0]]> = [
+  [['Enter'], 'shortcuts.send'],
+  [['Shift + Enter'], 'shortcuts.newline'],
+  [['Esc'], 'shortcuts.stop'],
+  [['Ctrl + K'], 'shortcuts.search'],
+  [['Alt + N'], 'shortcuts.newThread'],
+  [['Alt + U'], 'shortcuts.upload'],
+  [['?', 'Ctrl + /'], 'shortcuts.help'],
 ];
 
 export function ShortcutsDialog(props: { onClose: () => void }) {
@@ -107,9 +107,11 @@ export function ShortcutsDialog(props: { onClose: () => void }) {
     <Modal title={t('shortcuts.title')} onClose={props.onClose} id="shortcuts-dialog">
       <dl class="shortcuts">
         {SHORTCUTS.map(([keys, label]) => (
-          <div key={keys}>
+          <div key={label}>
             <dt>
-              <kbd>{keys}</kbd>
+              {keys.map((k) => (
+                <kbd key={k}>{k}</kbd>
+              ))}
             </dt>
             <dd>{t(label)}</dd>
           </div>

@@ -2,6 +2,29 @@ import { python } from '@codemirror/lang-python';
 import { sql } from '@codemirror/lang-sql';
 import { basicSetup, EditorView } from 'codemirror';
 
+/**
+ * Typing over a selection that spans lines is applied here rather than by the browser:
+ * Chromium's own editing merges the lines and keeps their look with an inline `style`
+ * attribute, which the page's Content-Security-Policy blocks and reports as an error.
+ * Input handlers (bracket closing) still see the text first, as they do for the browser's.
+ */
+const typeOverLines = EditorView.domEventHandlers({
+  beforeinput(event, view) {
+    const text = event.data;
+    if (event.inputType !== 'insertText' || event.isComposing || !text) return false;
+    const { state } = view;
+    const { from, to } = state.selection.main;
+    if (state.selection.ranges.length > 1 || state.doc.lineAt(from).number === state.doc.lineAt(to).number)
+      return false;
+    event.preventDefault();
+    const insert = () =>
+      state.update(state.replaceSelection(text), { scrollIntoView: true, userEvent: 'input.type' });
+    if (!state.facet(EditorView.inputHandler).some((handler) => handler(view, from, to, text, insert)))
+      view.dispatch(insert());
+    return true;
+  },
+});
+
 /** The code editor of the inspector (CodeMirror 6, loaded on first use). */
 export function createEditor(
   parent: HTMLElement,
@@ -32,6 +55,7 @@ export function createEditor(
       language === 'sql' ? sql() : python(),
       EditorView.lineWrapping,
       EditorView.contentAttributes.of({ 'aria-label': label }),
+      typeOverLines,
     ],
   });
   return {
