@@ -230,6 +230,15 @@ describe('the web studio', { timeout: 900_000 }, () => {
       assert.equal(await run.locator('.card.prose').count(), 1);
       assert.equal((await run.locator('.card.prose').textContent())?.match(/Counting slowly/g)?.length, 1);
     }
+    // A question asked in the second tab shows in the first when it comes back into view.
+    await second.page.fill('#question', 'List the files here');
+    await second.page.keyboard.press('Enter');
+    await second.page.waitForSelector('article.run:last-child .question >> text=List the files here');
+    await page.evaluate(() => dispatchEvent(new Event('focus')));
+    await page.waitForSelector('article.run:last-child .card.answer >> text=Here are the files', {
+      timeout: CELL_MS,
+    });
+    assert.equal(await page.locator('article.run .question >> text=List the files here').count(), 1);
     await second.context.close();
   });
 

@@ -91,6 +91,19 @@ export function App() {
     };
   }, [threadId]);
   useEffect(() => () => session?.close(), [session]);
+  // Back in view (another tab may have asked something meanwhile): pick up the thread's new runs.
+  useEffect(() => {
+    if (!session) return;
+    const sync = () => {
+      if (document.visibilityState === 'visible') void session.syncRuns().catch(() => {});
+    };
+    addEventListener('focus', sync);
+    document.addEventListener('visibilitychange', sync);
+    return () => {
+      removeEventListener('focus', sync);
+      document.removeEventListener('visibilitychange', sync);
+    };
+  }, [session]);
 
   const navigate = useCallback((id: string | undefined) => {
     history.pushState(null, '', id ? `/t/${id}` : '/');
@@ -118,6 +131,8 @@ export function App() {
 
   const report = (error: unknown) => {
     const e = error as ApiError;
+    // Busy: the thread runs something this page has not seen (another tab asked); show it.
+    if (e.status === 409) void session?.syncRuns().catch(() => {});
     setNotice(
       e.status === 409
         ? t('chat.busy')
@@ -131,6 +146,8 @@ export function App() {
     try {
       const target = await ensureThread();
       await target.ask(question, model, settings);
+      // The run's start gave the thread its title.
+      void target.refreshThread().catch(() => {});
       setListVersion((v) => v + 1);
       return true;
     } catch (error) {
@@ -238,7 +255,7 @@ export function App() {
 
   const generated = session?.generated() ?? new Set<string>();
   const files = session?.files ?? [];
-  const title = session?.thread.title || (session ? t('threads.untitled') : t('app.name'));
+  const title = session ? session.thread.title || t('threads.untitled') : '';
 
   return (
     <div class={`app pane-${pane}`}>
@@ -254,9 +271,11 @@ export function App() {
           <img src="/favicon.svg" alt="" width={22} height={22} />
           <span>{t('app.name')}</span>
         </a>
-        <span class="thread-title" title={title}>
-          {title}
-        </span>
+        {title && (
+          <span class="thread-title" title={title}>
+            {title}
+          </span>
+        )}
         <span class="spacer" />
         {session && (
           <details class="menu" id="export-menu">

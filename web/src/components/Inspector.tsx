@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { CellStep } from '../../../src/agent/view/steps.ts';
 import { api, apiFetch, blobUrl } from '../api/client.ts';
 import type { Preview } from '../api/types.ts';
-import { formatBytes, t } from '../i18n/i18n.ts';
+import { formatBytes, formatNumber, t } from '../i18n/i18n.ts';
 import { fileUrl } from '../lib/files.ts';
 import { useLazy } from '../lib/hooks.ts';
 
@@ -101,7 +101,7 @@ function FilePreview(props: { threadId: string; path: string; version: string })
         {preview.total_rows !== null &&
           (preview.kind === 'table' || preview.kind === 'json' || preview.kind === 'text') && (
             <span class="muted" id="preview-rows">
-              {t('inspector.rows', { count: preview.total_rows.toLocaleString() })}
+              {t('inspector.rows', { count: formatNumber(preview.total_rows) })}
             </span>
           )}
       </div>

@@ -13,8 +13,19 @@ export function Markdown(props: { text: string; threadId: string; onOpenFile?: (
   useEffect(() => {
     const root = ref.current;
     if (!root) return;
+    // While an answer streams it is rendered again each frame: images already loaded are
+    // moved into the new markup rather than loaded again, so they neither flicker nor jump.
+    const loaded = new Map<string, HTMLImageElement>();
+    for (const img of root.querySelectorAll<HTMLImageElement>('img[data-src][src]'))
+      loaded.set(img.dataset.src ?? '', img);
     root.innerHTML = renderMarkdown(props.text);
     for (const img of root.querySelectorAll<HTMLImageElement>('img[data-src]')) {
+      const old = loaded.get(img.dataset.src ?? '');
+      if (old && old.alt === img.alt) {
+        loaded.delete(img.dataset.src ?? '');
+        img.replaceWith(old);
+        continue;
+      }
       const path = workspacePath(img.dataset.src ?? '', props.threadId);
       if (!path) continue;
       void blobUrl(fileUrl(props.threadId, path)).then(

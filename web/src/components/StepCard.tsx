@@ -2,7 +2,7 @@ import { Component } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { CellStep, Step } from '../../../src/agent/view/steps.ts';
 import { blobUrl } from '../api/client.ts';
-import { formatBytes, t } from '../i18n/i18n.ts';
+import { formatBytes, formatNumber, t } from '../i18n/i18n.ts';
 import { fileUrl } from '../lib/files.ts';
 import { useLazy } from '../lib/hooks.ts';
 import { Markdown } from './Markdown.tsx';
@@ -119,7 +119,7 @@ function CellCard(props: StepProps & { step: CellStep }) {
             step.state === 'done' && <p class="muted">{t('step.noOutput')}</p>
           )}
           {result && !result.output_complete && (
-            <p class="warn">{t('step.outputCut', { bytes: result.output_bytes.toLocaleString() })}</p>
+            <p class="warn">{t('step.outputCut', { bytes: formatNumber(result.output_bytes) })}</p>
           )}
           {result?.error && (
             <p class="error-line">

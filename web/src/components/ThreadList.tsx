@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api/client.ts';
 import type { List, Thread } from '../api/types.ts';
-import { t } from '../i18n/i18n.ts';
+import { formatWhen, locale, t } from '../i18n/i18n.ts';
 
 /** Threads kept on the server, newest first, searchable by title; rename in place, delete with a confirmation. */
 export function ThreadList(props: {
@@ -92,7 +92,9 @@ export function ThreadList(props: {
                 <span class="title">{thread.title || t('threads.untitled')}</span>
                 <span class="muted when">
                   {thread.busy && <span class="dot running" title={t('threads.running')} />}
-                  {new Date(thread.updated_at * 1000).toLocaleString()}
+                  <span title={new Date(thread.updated_at * 1000).toLocaleString(locale())}>
+                    {formatWhen(thread.updated_at)}
+                  </span>
                 </span>
               </a>
             )}

@@ -43,3 +43,26 @@ export function formatBytes(bytes: number): string {
   if (bytes < 1024 ** 3) return t('size.mb', { n: (bytes / 1024 ** 2).toFixed(1) });
   return t('size.gb', { n: (bytes / 1024 ** 3).toFixed(1) });
 }
+
+/** The BCP 47 locale of the current language (numbers and dates are written in it). */
+export function locale(): string {
+  return language === 'zh' ? 'zh-CN' : 'en';
+}
+
+/** A number with the current language's digit grouping. */
+export function formatNumber(n: number): string {
+  return n.toLocaleString(locale());
+}
+
+/** A time (seconds since the epoch), short: the time today, the day this year, else the date. */
+export function formatWhen(seconds: number, now = new Date()): string {
+  const date = new Date(seconds * 1000);
+  const sameYear = date.getFullYear() === now.getFullYear();
+  const today = sameYear && date.getMonth() === now.getMonth() && date.getDate() === now.getDate();
+  const options: Intl.DateTimeFormatOptions = today
+    ? { hour: '2-digit', minute: '2-digit' }
+    : sameYear
+      ? { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' }
+      : { year: 'numeric', month: 'short', day: 'numeric' };
+  return date.toLocaleString(locale(), options);
+}

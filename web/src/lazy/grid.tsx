@@ -1,9 +1,20 @@
-import { useEffect, useReducer, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useReducer, useRef, useState } from 'preact/hooks';
 import { api } from '../api/client.ts';
 import type { Preview } from '../api/types.ts';
 
 const ROW_HEIGHT = 26;
 const PAGE = 200;
+const CHAR_PX = 7.2;
+
+/** A column's width from its name and the first page's values: wide enough to read, never huge. */
+function widthOf(name: string, type: string, values: unknown[]): number {
+  let chars = Math.max(name.length, type.length * 0.85);
+  for (const value of values)
+    if (value !== null && value !== undefined) chars = Math.max(chars, String(value).length);
+  return Math.round(Math.min(260, Math.max(56, chars * CHAR_PX + 18)));
+}
+
+const NUMERIC = new Set(['integer', 'number']);
 
 /**
  * A windowed table over the preview endpoint: only the rows in view (plus a margin) are in
@@ -62,6 +73,19 @@ export function DataGrid(props: { first: Preview; url: string; mode: 'table' | '
     })),
   ];
 
+  // Widths are fixed from the first page, so scrolling never makes the columns jump.
+  const widths = useMemo(
+    () =>
+      shown.map((c, i) =>
+        widthOf(
+          c.name,
+          c.type,
+          first.rows.slice(0, 100).map((row) => row[i]),
+        ),
+      ),
+    [first, shown.length],
+  );
+
   return (
     <div
       class={`grid ${props.mode}`}
@@ -74,8 +98,13 @@ export function DataGrid(props: { first: Preview; url: string; mode: 'table' | '
       {props.mode === 'table' && (
         <div class="grid-head grid-row">
           <span class="grid-index">#</span>
-          {shown.map((c) => (
-            <span class="grid-cell head" key={c.name} title={`${c.name} (${c.type})`}>
+          {shown.map((c, i) => (
+            <span
+              class={`grid-cell head${NUMERIC.has(c.type) ? ' num' : ''}`}
+              key={c.name}
+              title={`${c.name} (${c.type})`}
+              style={{ width: `${widths[i] ?? 120}px` }}
+            >
               <span class="col-name">{c.name}</span>
               <span class="col-type">{c.type}</span>
             </span>
@@ -97,8 +126,9 @@ export function DataGrid(props: { first: Preview; url: string; mode: 'table' | '
                 const v = row.cells?.[i];
                 return (
                   <span
-                    class={`grid-cell ${typeof v === 'number' ? 'num' : ''}${v === null ? ' null' : ''}`}
+                    class={`grid-cell${typeof v === 'number' || NUMERIC.has(c.type) ? ' num' : ''}${v === null ? ' null' : ''}`}
                     key={c.name}
+                    style={{ width: `${widths[i] ?? 120}px` }}
                     title={v === null || v === undefined ? '' : String(v)}
                   >
                     {row.cells ? (v === null || v === undefined ? '' : String(v)) : '…'}

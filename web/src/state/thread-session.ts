@@ -4,6 +4,9 @@ import { api } from '../api/client.ts';
 import { followRun } from '../api/events.ts';
 import type { List, Run, Thread, ThreadSettings, WorkspaceFile } from '../api/types.ts';
 
+/** What the service writes into `reports/` after every run (src/server/services/report-service.ts). */
+const REPORT_FILES = ['reports/report.md', 'reports/report.html', 'reports/analysis.ipynb'];
+
 /** One run as the chat shows it: its steps (from the shared StepBuilder) and render versions. */
 export interface RunState {
   id: string;
@@ -28,6 +31,7 @@ export class ThreadSession {
   private readonly listeners = new Set<() => void>();
   private readonly abort = new AbortController();
   private frame = 0;
+  private syncing: Promise<void> | undefined;
 
   private constructor(public thread: Thread) {}
 
@@ -65,9 +69,9 @@ export class ThreadSession {
     return this.runs.find((r) => r.status === 'running');
   }
 
-  /** Workspace paths a cell made or changed. */
+  /** Workspace paths a cell made or changed, and the report Analyst writes after each run. */
   generated(): Set<string> {
-    const paths = new Set<string>();
+    const paths = new Set<string>(REPORT_FILES);
     for (const run of this.runs)
       for (const step of run.builder.steps)
         if (step.kind === 'cell') for (const a of step.artifacts) paths.add(a.path);
@@ -95,17 +99,40 @@ export class ThreadSession {
         ...(settings.system?.trim() ? { system: settings.system } : {}),
       },
     });
-    this.follow(this.addRun(run, question), -1);
+    this.track(run, question);
   }
 
   async rerun(code: string): Promise<void> {
     const run = await api<Run>(`/v1/threads/${this.id}/runs`, { method: 'POST', json: { cell: { code } } });
-    this.follow(this.addRun(run), -1);
+    this.track(run);
   }
 
   async stop(): Promise<void> {
     const run = this.active;
     if (run) await api(`/v1/threads/${this.id}/runs/${run.id}/cancel`, { method: 'POST' });
+  }
+
+  /**
+   * Picks up runs that another tab or client started since this page looked (called when the
+   * page comes back into view): each is followed from its first event, so a finished one is
+   * replayed and a running one streams on.
+   */
+  syncRuns(): Promise<void> {
+    this.syncing ??= (async () => {
+      try {
+        const { runs = [], ...thread } = await api<Thread>(`/v1/threads/${this.id}`);
+        this.thread = { ...this.thread, ...thread };
+        for (const run of runs) {
+          if (this.runs.some((r) => r.id === run.id)) continue;
+          this.track(run);
+          void this.refreshFiles();
+        }
+        this.changed();
+      } finally {
+        this.syncing = undefined;
+      }
+    })();
+    return this.syncing;
   }
 
   async refreshFiles(): Promise<void> {
@@ -146,6 +173,16 @@ export class ThreadSession {
     this.runs.push(state);
     this.changed();
     return state;
+  }
+
+  /** Shows a run and follows it from its first event; once only, whoever saw it first. */
+  private track(run: Run, question?: string): void {
+    const known = this.runs.find((r) => r.id === run.id);
+    if (known) {
+      if (question !== undefined && !known.builder.view.question) known.builder.view.question = question;
+      return;
+    }
+    this.follow(this.addRun(run, question), -1);
   }
 
   private follow(state: RunState, after: number): void {
