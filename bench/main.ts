@@ -7,6 +7,7 @@ const suites: Record<string, () => Promise<void>> = {
   agent: async () => (await import('./agent.ts')).runAgentBench(),
   api: async () => (await import('./api.ts')).runApiBench(),
   eval: async () => (await import('./eval.ts')).runEvalBench(),
+  ui: async () => (await import('./ui.ts')).runUiBench(),
 };
 
 const name = process.argv[2];

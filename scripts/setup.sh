@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Everything the app and the tests need, installed only when missing: npm packages,
-# a Docker engine (scripts/ensure-docker.sh) and the sandbox image (rebuilt only when its
+# the web UI (scripts/build-web.sh, rebuilt only when its sources change), a Docker engine
+# (scripts/ensure-docker.sh) and the sandbox image (rebuilt only when its
 # recipe changes). Safe to run again; quiet when all is in place.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,6 +10,8 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   echo "setup: installing npm packages" >&2
   npm ci --no-audit --no-fund >&2
 fi
+
+bash scripts/build-web.sh
 
 bash scripts/ensure-docker.sh
 
