@@ -17,7 +17,9 @@ describe('open figures are saved only when something is drawn', () => {
     assert.deepEqual(await containersOfInstance(sandbox.instanceId), []);
   });
 
-  async function artifactsOf(code: string): Promise<{ paths: string[]; dir: string; cleanup: () => Promise<void> }> {
+  async function artifactsOf(
+    code: string,
+  ): Promise<{ paths: string[]; dir: string; cleanup: () => Promise<void> }> {
     const workspace = await tempWorkspace();
     const id = `fig-${randomBytes(4).toString('hex')}`;
     try {
@@ -74,7 +76,13 @@ describe('open figures are saved only when something is drawn', () => {
       ].join('\n'),
     );
     try {
-      assert.deepEqual(run.paths, ['figure-1.png', 'figure-2.png', 'figure-3.png', 'figure-4.png', 'figure-5.png']);
+      assert.deepEqual(run.paths, [
+        'figure-1.png',
+        'figure-2.png',
+        'figure-3.png',
+        'figure-4.png',
+        'figure-5.png',
+      ]);
     } finally {
       await run.cleanup();
     }
