@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { InvalidInputError } from '../../errors/index.ts';
 import type { ChatMessage } from '../../llm/model.ts';
+import { type SamplingOptions, SamplingWireShape, samplingFromWire } from '../../llm/sampling.ts';
 
 /** A text part as OpenAI sends it, or as DeepAnalyze's own clients do (`text: {value}`). */
 const TextPart = z.object({
@@ -18,7 +19,10 @@ const Message = z
   })
   .passthrough();
 
-/** The chat-completions body: OpenAI's shape plus DeepAnalyze's `file_ids` and `thread_id`. */
+/**
+ * The chat-completions body: OpenAI's shape (its sampling fields and vLLM's, forwarded to the
+ * model) plus DeepAnalyze's `file_ids` and `thread_id`, and Analyst's `grounding`.
+ */
 export const ChatRequestSchema = z
   .object({
     model: z.string().min(1).optional(),
@@ -27,7 +31,9 @@ export const ChatRequestSchema = z
     stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullable().optional(),
     file_ids: z.array(z.string()).optional(),
     thread_id: z.string().optional(),
-    temperature: z.number().optional(),
+    ...SamplingWireShape,
+    /** `repair`: one more round to compute or remove numbers that appear in no output (SPEC §4.6). */
+    grounding: z.enum(['check', 'repair', 'off']).optional(),
   })
   .passthrough();
 export type ChatRequest = z.infer<typeof ChatRequestSchema>;
@@ -101,4 +107,9 @@ export function conversationOf(request: ChatRequest): ChatMessage[] {
     );
   }
   return messages;
+}
+
+/** The sampling options the client sent (`temperature`, `top_p`, `max_tokens`, `seed`, `stop`, vLLM's `top_k`, …). */
+export function samplingOf(request: ChatRequest): SamplingOptions {
+  return samplingFromWire(request);
 }

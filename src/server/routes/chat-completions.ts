@@ -1,9 +1,18 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { type AgentEvent, artifactsOf } from '../../agent/events.ts';
+import { questionTitle } from '../../agent/prompt/instruction.ts';
 import { TranscriptWriter } from '../../agent/view/transcript.ts';
 import type { ChatMessage } from '../../llm/model.ts';
-import { chunk, completion, type FileLink, finishReasonOf, usageChunk } from '../chat/completion.ts';
-import { conversationOf, fileIdsOf, parseChatRequest, threadIdOf } from '../chat/request.ts';
+import {
+  chunk,
+  completion,
+  type FileLink,
+  finalChunk,
+  type GroundingField,
+  groundingOf,
+  usageChunk,
+} from '../chat/completion.ts';
+import { conversationOf, fileIdsOf, parseChatRequest, samplingOf, threadIdOf } from '../chat/request.ts';
 import type { AppDeps } from '../deps.ts';
 import { baseUrl, threadFileUrl } from '../file-links.ts';
 import { abortOnHangUp } from '../hang-up.ts';
@@ -44,7 +53,7 @@ export function registerChatRoutes(app: FastifyInstance, deps: AppDeps): void {
         file_ids: files.map((f) => f.id),
         run_id: null,
       });
-      await deps.store.touchThread(thread.id, question.slice(0, 80));
+      await deps.store.touchThread(thread.id, questionTitle(question));
     } catch (error) {
       reservation.release();
       throw error;
@@ -55,7 +64,15 @@ export function registerChatRoutes(app: FastifyInstance, deps: AppDeps): void {
     const controller = abortOnHangUp(reply.raw);
     const meta = { id: newId('chatcmpl'), model: entry.id, created: Math.floor(Date.now() / 1000) };
     const events = deps.runs.start(
-      { thread, conversation: [...history, ...asked], entry, model, fileUrl, abortSignal: controller.signal },
+      {
+        thread,
+        conversation: [...history, ...asked],
+        entry,
+        model,
+        fileUrl,
+        abortSignal: controller.signal,
+        analysis: { sampling: samplingOf(body), grounding: body.grounding ?? entry.grounding ?? 'check' },
+      },
       reservation,
     );
     const linksOf = (all: AgentEvent[]): FileLink[] => [
@@ -83,7 +100,12 @@ export function registerChatRoutes(app: FastifyInstance, deps: AppDeps): void {
         .code(ERROR_STATUS[error.code] ?? 500)
         .send(wire(error.message, 'server_error', null, error.code));
     }
-    return completion(meta, end, thread.id, linksOf(all));
+    return completion(meta, end, {
+      threadId: thread.id,
+      files: linksOf(all),
+      attachedFiles: body.file_ids,
+      grounding: groundingOf(all),
+    });
   });
 }
 
@@ -105,6 +127,7 @@ async function streamChat(
   const { meta } = options;
   await sse.send(chunk(meta, { role: 'assistant', content: '' }));
   const all: AgentEvent[] = [];
+  let grounding: GroundingField | undefined;
   let end: Extract<AgentEvent, { type: 'run-end' }> | undefined;
   let error: Extract<AgentEvent, { type: 'error' }> | undefined;
   // The transcript as it grows: model text as it streams, each execution block whole.
@@ -116,6 +139,7 @@ async function streamChat(
     if (piece) await sse.send(chunk(meta, { content: piece }));
     if (event.type === 'error') error = event;
     else if (event.type === 'run-end') end = event;
+    else if (event.type === 'answer-grounding') grounding = groundingOf([event]);
   }
   if (sse.closed || !end) return;
   if (end.status === 'failed' && error) {
@@ -123,12 +147,7 @@ async function streamChat(
     await sse.send(wire(error.message, 'server_error', null, error.code));
   }
   const files = options.links(all);
-  await sse.send(
-    chunk(meta, { thread_id: options.threadId, files }, finishReasonOf(end.status), {
-      generated_files: files,
-      analyst: { status: end.status, reason: end.reason ?? null },
-    }),
-  );
+  await sse.send(finalChunk(meta, end, { threadId: options.threadId, files, grounding }));
   if (options.includeUsage) await sse.send(usageChunk(meta, end.usage));
   await sse.done();
 }

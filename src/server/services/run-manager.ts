@@ -1,5 +1,5 @@
 import type { AgentEvent } from '../../agent/events.ts';
-import { runAnalysis } from '../../agent/run-analysis.ts';
+import { type RunAnalysisOptions, runAnalysis } from '../../agent/run-analysis.ts';
 import { ConflictError } from '../../errors/index.ts';
 import type { ChatMessage, LanguageModel, ModelEntry } from '../../llm/model.ts';
 import type { SandboxManager } from '../../sandbox/sandbox.ts';
@@ -7,6 +7,7 @@ import type { Store, ThreadRecord } from '../../store/store.ts';
 import { newId } from '../ids.ts';
 import { EventWriter } from './event-writer.ts';
 import { Reservation } from './reservation.ts';
+import { workspaceTextReader } from './workspace-text.ts';
 
 export interface StartRun {
   thread: ThreadRecord;
@@ -17,6 +18,8 @@ export interface StartRun {
   fileUrl: (path: string) => string;
   /** The client went away or asked to stop. */
   abortSignal?: AbortSignal;
+  /** The request's sampling options and grounding mode, passed to the agent as they are. */
+  analysis?: Pick<RunAnalysisOptions, 'sampling' | 'grounding'>;
 }
 
 /**
@@ -100,6 +103,8 @@ export class RunManager {
         disallowedTools: this.options.disallowedTools,
         fileUrl: run.fileUrl,
         runId,
+        ...run.analysis,
+        readTextFile: workspaceTextReader(run.thread),
       })) {
         writer.add(event);
         if (event.type === 'run-end') {
