@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { readTextFrom } from '../../src/agent/grounding/evidence.ts';
 import { readRun } from '../../src/agent/view/steps.ts';
 import type { DockerSandboxManager } from '../../src/sandbox/docker/manager.ts';
 import { collect, ofType, question, runEnd, scriptedModel, writeSales } from '../helpers/agent.ts';
@@ -14,7 +15,7 @@ const messagesOf = (body: unknown) => (body as { messages: Message[] }).messages
 /** The agent loop's grounding with a scripted model and the real sandbox: events, repair, caps. */
 describe('grounding in the agent loop', () => {
   let sandbox: DockerSandboxManager;
-  let workspace: { dir: string; cleanup: () => Promise<void> };
+  let workspace: Awaited<ReturnType<typeof tempWorkspace>>;
   before(async () => {
     sandbox = await testSandbox();
     workspace = await tempWorkspace();
@@ -24,7 +25,7 @@ describe('grounding in the agent loop', () => {
     await sandbox.close();
     await workspace.cleanup();
   });
-  const session = (id: string) => ({ id, workspaceDir: workspace.dir });
+  const session = (id: string) => ({ id, workspace: workspace.ws });
 
   test('check (the default): the answer-grounding event follows the answer, and no repair round runs', async () => {
     const { server, model } = await scriptedModel({
@@ -217,7 +218,7 @@ describe('grounding in the agent loop', () => {
         session: session('ground-files'),
         readTextFile: async (path) => {
           asked.push(path);
-          return (await readFile(join(workspace.dir, path))).toString('utf8');
+          return readTextFrom(workspace.ws)(path);
         },
       });
       assert.deepEqual(asked, ['stats.txt']);

@@ -23,7 +23,7 @@ describe('open figures are saved only when something is drawn', () => {
     const workspace = await tempWorkspace();
     const id = `fig-${randomBytes(4).toString('hex')}`;
     try {
-      const result = await sandbox.runCell({ id, workspaceDir: workspace.dir }, { code });
+      const result = await sandbox.runCell({ id, workspace: workspace.ws }, { code });
       assert.equal(result.status, 'ok', result.output);
       return { paths: result.artifacts.map((a) => a.path).sort(), ...workspace };
     } finally {

@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../../llm/model.ts';
 import type { Artifact } from '../../sandbox/sandbox.ts';
+import type { Workspace } from '../../workspace/workspace.ts';
 import type { AgentEvent } from '../events.ts';
 import { parseSections } from '../transcript/tags.ts';
 import type { Evidence, EvidenceRows, EvidenceText } from './types.ts';
@@ -10,6 +11,21 @@ import type { Evidence, EvidenceRows, EvidenceText } from './types.ts';
  * workspace paths itself.
  */
 export type ReadTextFile = (path: string) => Promise<string | undefined>;
+
+/** Text files read back through a workspace (never through a host path), up to `maxBytes` each. */
+export function readTextFrom(workspace: Workspace, maxBytes = 1024 * 1024): ReadTextFile {
+  return async (path) => {
+    const file = await workspace.open(path).catch(() => undefined);
+    if (!file) return undefined;
+    try {
+      return file.bytes > maxBytes ? undefined : (await file.read(maxBytes)).toString('utf8');
+    } catch {
+      return undefined;
+    } finally {
+      await file.close().catch(() => {});
+    }
+  };
+}
 
 export interface EvidenceCollectorOptions {
   readTextFile?: ReadTextFile;

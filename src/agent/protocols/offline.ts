@@ -13,7 +13,7 @@ import { abortError } from './tagged.ts';
  * profiles the workspace's data by running real code, and an answer written only from
  * that code's output, saying plainly what it is.
  */
-export const offlineProtocol: AgentProtocol = { name: 'offline', run: runOffline };
+export const offlineProtocol: AgentProtocol = { name: 'offline', needsModel: false, run: runOffline };
 
 async function* runOffline(context: RunContext): AsyncGenerator<AgentEvent, ProtocolOutcome> {
   const round = context.budget.startRound();
