@@ -6,6 +6,7 @@ const suites: Record<string, () => Promise<void>> = {
   sandbox: async () => (await import('./sandbox.ts')).runSandboxBench(),
   agent: async () => (await import('./agent.ts')).runAgentBench(),
   api: async () => (await import('./api.ts')).runApiBench(),
+  grounding: async () => (await import('./grounding.ts')).runGroundingBench(),
 };
 
 const name = process.argv[2];

@@ -12,7 +12,7 @@ export interface Operand {
   /** As written where it was found. */
   label: string;
   tier: 1 | 2 | 3;
-  /** Where in the answer the claims that brought it are (offsets), for preferring nearby operands. */
+  /** Where in the answer the claims that brought it are (offsets); empty for the question's numbers. */
   positions: number[];
   /** The output line it is on, `evidence:line` (tier 1 and 2 from outputs). */
   line?: string;
@@ -35,102 +35,143 @@ export interface DerivationTarget {
 }
 
 /** Matches examined per claim at most: the search stays bounded however many operands match. */
-const MAX_MATCHES = 512;
+const MAX_MATCHES = 256;
+/**
+ * Operands must have been quoted within this many characters of the claim: analysts derive a
+ * figure from numbers they cite beside it (the same sentence, table or list), and every pair
+ * of numbers quoted anywhere would make almost any claim derivable.
+ */
+const WINDOW_CHARS = 800;
 
 /**
  * Whether a claim is a sum, difference, ratio, percentage, percent change or percentage-point
  * difference of two operands, within its rounding. For each first operand, the second one that
  * would make the claim true lies in an interval found by binary search, so a claim costs
- * O(operands × log operands). Pairs are limited to what an analyst plausibly combines (two
- * quoted numbers, a quoted number and one beside it on its output line, a derived claim and a
- * quoted number), and of the pairs that fit, the one nearest the claim in the answer is shown.
+ * O(operands × log operands). Pairs are limited to what an analyst plausibly combines: two
+ * numbers quoted near the claim, a quoted number and one beside it on its output line, a
+ * derived claim and a quoted number; of the pairs that fit, the one nearest the claim is shown.
  */
 export class Deriver {
   private readonly operands: Operand[];
   private readonly magnitudes: Float64Array;
+  private readonly distance: Float64Array;
+  private readonly intervals = new Float64Array(4);
 
-  constructor(operands: Operand[]) {
+  /** `onlyWithTier3`: consider only pairs with a tier-3 operand (the chaining pass). */
+  constructor(
+    operands: Operand[],
+    private readonly onlyWithTier3 = false,
+  ) {
     this.operands = operands.filter((o) => o.magnitude > 0).sort((a, b) => a.magnitude - b.magnitude);
     this.magnitudes = Float64Array.from(this.operands, (o) => o.magnitude);
+    this.distance = new Float64Array(this.operands.length);
   }
 
   derive(target: DerivationTarget): Derivation | undefined {
     const { lo, hi } = target;
-    if (hi <= 0 || this.operands.length < 2) return undefined;
-    let best: { op: number; a: Operand; b: Operand; score: number } | undefined;
+    const count = this.operands.length;
+    if (hi <= 0 || count < 2) return undefined;
+    let near = 0;
+    for (let i = 0; i < count; i++) {
+      this.distance[i] = nearest(this.operands[i]!, target.position);
+      if (this.distance[i]! <= WINDOW_CHARS) near += 1;
+    }
+    if (near < 2) return undefined;
+    let best: { op: number; a: number; b: number; score: number } | undefined;
     let examined = 0;
     const ops = OPS[target.kind];
-    ops.forEach((op, opIndex) => {
-      for (let i = 0; i < this.operands.length && examined < MAX_MATCHES; i++) {
+    const out = this.intervals;
+    for (let opIndex = 0; opIndex < ops.length && examined < MAX_MATCHES; opIndex++) {
+      const op = ops[opIndex]!;
+      for (let i = 0; i < count && examined < MAX_MATCHES; i++) {
+        if (this.distance[i]! > WINDOW_CHARS) continue;
         const a = this.operands[i]!;
-        for (const [from, to] of op.second(a.magnitude, lo, hi)) {
+        const intervals = op.second(a.magnitude, lo, hi, out);
+        for (let k = 0; k < intervals; k++) {
+          const from = out[2 * k]!;
+          const to = out[2 * k + 1]!;
           if (!(to >= from) || to <= 0) continue;
-          for (let j = lowerBound(this.magnitudes, from); j < this.operands.length; j++) {
+          for (let j = lowerBound(this.magnitudes, from); j < count; j++) {
             if (this.magnitudes[j]! > to || examined >= MAX_MATCHES) break;
+            if (j === i || this.distance[j]! > WINDOW_CHARS) continue;
             const b = this.operands[j]!;
-            if (j === i || !plausiblePair(a, b)) continue;
+            if (!this.plausible(a, b)) continue;
             examined += 1;
             // Quoted operands first, then the ones nearest the claim, then the likelier operation.
-            const distance = nearest(a, target.position) + nearest(b, target.position);
-            const score = (a.tier + b.tier) * 1e9 + distance * 8 + opIndex;
-            if (!best || score < best.score) best = { op: opIndex, a, b, score };
+            const score = (a.tier + b.tier) * 1e9 + (this.distance[i]! + this.distance[j]!) * 8 + opIndex;
+            if (!best || score < best.score) best = { op: opIndex, a: i, b: j, score };
           }
         }
       }
-    });
+    }
     if (!best) return undefined;
-    return { formula: ops[best.op]!.formula(best.a, best.b), operands: [best.a, best.b] };
+    const a = this.operands[best.a]!;
+    const b = this.operands[best.b]!;
+    return { formula: ops[best.op]!.formula(a, b), operands: [a, b] };
+  }
+
+  private plausible(a: Operand, b: Operand): boolean {
+    if (a.tier === 3 || b.tier === 3) return a.tier === 1 || b.tier === 1;
+    if (this.onlyWithTier3) return false;
+    if (a.tier === 1 && b.tier === 1) return true;
+    return a.line !== undefined && a.line === b.line && (a.tier === 1 || b.tier === 1);
   }
 }
 
 function nearest(operand: Operand, position: number): number {
+  if (operand.positions.length === 0) return 0;
   let best = Number.POSITIVE_INFINITY;
   for (const at of operand.positions) best = Math.min(best, Math.abs(at - position));
   return best;
 }
 
-function plausiblePair(a: Operand, b: Operand): boolean {
-  if (a.tier === 1 && b.tier === 1) return true;
-  if (a.tier === 3 || b.tier === 3) return a.tier === 1 || b.tier === 1;
-  return a.line !== undefined && a.line === b.line && (a.tier === 1 || b.tier === 1);
-}
-
 interface Op {
-  /** The intervals where the second operand must lie for op(a, b) to be in [lo, hi]. */
-  second(a: number, lo: number, hi: number): Array<[number, number]>;
+  /**
+   * Writes into `out` the intervals ([from, to] pairs) where the second operand must lie for
+   * op(a, b) to be in [lo, hi]; returns how many (no allocation: this runs for every pair).
+   */
+  second(a: number, lo: number, hi: number, out: Float64Array): number;
   formula(a: Operand, b: Operand): string;
 }
 
 const show = (x: number): string => String(Number(x.toPrecision(6)));
 
+function one(out: Float64Array, from: number, to: number): number {
+  out[0] = from;
+  out[1] = to;
+  return 1;
+}
+
 const sum: Op = {
-  second: (a, lo, hi) => [[lo - a, hi - a]],
+  second: (a, lo, hi, out) => one(out, lo - a, hi - a),
   formula: (a, b) => `${a.label} + ${b.label} = ${show(a.magnitude + b.magnitude)}`,
 };
 const difference: Op = {
-  second: (a, lo, hi) => [[a - hi, a - lo]],
+  second: (a, lo, hi, out) => one(out, a - hi, a - lo),
   formula: (a, b) => `${a.label} − ${b.label} = ${show(a.magnitude - b.magnitude)}`,
 };
 const ratio: Op = {
-  second: (a, lo, hi) => [[a / hi, lo > 0 ? a / lo : Number.POSITIVE_INFINITY]],
+  second: (a, lo, hi, out) => one(out, a / hi, lo > 0 ? a / lo : Number.POSITIVE_INFINITY),
   formula: (a, b) => `${a.label} / ${b.label} = ${show(a.magnitude / b.magnitude)}`,
 };
 const percentage: Op = {
-  second: (a, lo, hi) => (lo > 0 ? [[(100 * a) / hi, (100 * a) / lo]] : []),
+  second: (a, lo, hi, out) => (lo > 0 ? one(out, (100 * a) / hi, (100 * a) / lo) : 0),
   formula: (a, b) => `${a.label} / ${b.label} × 100 = ${show((100 * a.magnitude) / b.magnitude)}`,
 };
 const percentChange: Op = {
-  second: (a, lo, hi) => {
-    const up: [number, number] = [a / (1 + hi / 100), a / (1 + lo / 100)];
+  second: (a, lo, hi, out) => {
+    one(out, a / (1 + hi / 100), a / (1 + lo / 100));
+    if (lo >= 100) return 1;
     // A fall: b > a and (b − a) / b ∈ [lo, hi] %.
-    if (lo >= 100) return [up];
-    return [up, [a / (1 - lo / 100), hi < 100 ? a / (1 - hi / 100) : Number.POSITIVE_INFINITY]];
+    out[2] = a / (1 - lo / 100);
+    out[3] = hi < 100 ? a / (1 - hi / 100) : Number.POSITIVE_INFINITY;
+    return 2;
   },
   formula: (a, b) =>
     `(${a.label} − ${b.label}) / ${b.label} × 100 = ${show((100 * (a.magnitude - b.magnitude)) / b.magnitude)}`,
 };
 const pointDifference: Op = {
-  second: (a, lo, hi) => [[a - hi / 100, a - lo / 100]],
+  second: (a, lo, hi, out) => one(out, a - hi / 100, a - lo / 100),
   formula: (a, b) => `(${a.label} − ${b.label}) × 100 = ${show(100 * (a.magnitude - b.magnitude))}`,
 };
 

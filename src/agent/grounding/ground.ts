@@ -103,7 +103,7 @@ export function groundAnswer(input: GroundAnswerInput): GroundedNumber[] {
           });
       });
     }
-    const deriver = new Deriver(operands.list);
+    const deriver = new Deriver(operands.list, pass === 3);
     numbers.forEach((number, i) => {
       if (results[i] || number.pValue || number.value === 0) return;
       const [lo, hi] = widen(number.lo, number.hi);

@@ -25,8 +25,9 @@ export interface NumberToken {
 
 // A digit run not glued to a word before it (`r12`, `x_2`, `H2O` are names, not numbers).
 const DIGITS = /(?<![A-Za-z_\d.])(\d{1,3}(?:,\d{3})+(?!\d|,\d)|\d+)(\.\d+)?/g;
-const EXPONENT = /^[eE]([-+]?\d{1,3})(?![\w])/;
-const POWER_OF_TEN = /^\s?[×xX*]\s?10(?:\^\(?([-+−]?\d{1,3})\)?|([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))/;
+// Sticky: tried at the end of a digit run, without copying the text after it.
+const EXPONENT = /[eE]([-+]?\d{1,3})(?![\w])/y;
+const POWER_OF_TEN = /\s?[×xX*]\s?10(?:\^\(?([-+−]?\d{1,3})\)?|([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))/y;
 const SUPERSCRIPTS: Record<string, string> = {
   '⁰': '0',
   '¹': '1',
@@ -57,9 +58,17 @@ export function scanNumbers(text: string): NumberToken[] {
     let decimals = fraction ? fraction.length - 1 : 0;
     let scientific = false;
 
-    const rest = text.slice(end, end + 16);
-    const exponent = EXPONENT.exec(rest);
-    const power = exponent ? undefined : POWER_OF_TEN.exec(rest);
+    const next = text.charCodeAt(end);
+    let exponent: RegExpExecArray | null = null;
+    let power: RegExpExecArray | null = null;
+    // Only `e`, `E`, a space, `×`, `x`, `X` or `*` can start an exponent.
+    if (next === 101 || next === 69) {
+      EXPONENT.lastIndex = end;
+      exponent = EXPONENT.exec(text);
+    } else if (next === 32 || next === 0xd7 || next === 120 || next === 88 || next === 42) {
+      POWER_OF_TEN.lastIndex = end;
+      power = POWER_OF_TEN.exec(text);
+    }
     if (exponent || power) {
       const raw = exponent
         ? exponent[1]!
@@ -83,14 +92,17 @@ export function scanNumbers(text: string): NumberToken[] {
       percent = true;
       end += 1;
     }
-    const significantDigits = (digits.replace(/^0+/, '') + fraction.slice(1)).replace(/^0+/, '');
-    const trailingZeros = fraction ? 0 : (/0+$/.exec(digits)?.[0].length ?? 0);
+    const significantDigits = significantOf(digits, fraction);
+    let trailingZeros = 0;
+    if (!fraction)
+      while (trailingZeros < digits.length && digits[digits.length - 1 - trailingZeros] === '0')
+        trailingZeros++;
     tokens.push({
       start,
       end,
       value,
       decimals,
-      significant: Math.max(1, significantDigits.length - (fraction ? 0 : trailingZeros)),
+      significant: Math.max(1, significantDigits - (fraction ? 0 : trailingZeros)),
       trailingZeros: digits === '0' ? 0 : trailingZeros,
       percent,
       grouped: integer.includes(','),
@@ -99,6 +111,14 @@ export function scanNumbers(text: string): NumberToken[] {
     DIGITS.lastIndex = end;
   }
   return tokens;
+}
+
+/** Digits from the first non-zero one on (`0.0450` → 3, `2000` → 4). */
+function significantOf(digits: string, fraction: string): number {
+  const all = fraction ? `${digits}${fraction.slice(1)}` : digits;
+  let first = 0;
+  while (first < all.length && all[first] === '0') first++;
+  return all.length - first;
 }
 
 /** Half a unit of the last digit shown: how far the true value may be from what is written. */

@@ -42,7 +42,8 @@ const MAX_CANDIDATES = 256;
 export class SourceIndex {
   readonly entries: SourceEntry[] = [];
   private readonly magnitudes: Float64Array;
-  private readonly byLine = new Map<string, number[]>();
+  /** Entries by line, keyed `evidence × 2²⁰ + line`. */
+  private readonly byLine = new Map<number, number[]>();
 
   constructor(private readonly evidence: Evidence) {
     for (const [index, text] of evidence.texts.entries()) this.addText(text, index);
@@ -51,7 +52,7 @@ export class SourceIndex {
     this.magnitudes = Float64Array.from(this.entries, (e) => e.magnitude);
     this.entries.forEach((entry, i) => {
       if (entry.fromRows) return;
-      const key = `${entry.evidence}:${entry.line}`;
+      const key = lineKey(entry);
       const list = this.byLine.get(key);
       if (list) list.push(i);
       else this.byLine.set(key, [i]);
@@ -93,7 +94,7 @@ export class SourceIndex {
   /** The other numbers on the same line as `entry` (a table row, `x = 1, y = 2`). */
   neighbours(entry: SourceEntry, limit: number): SourceEntry[] {
     if (entry.fromRows) return [];
-    const same = this.byLine.get(`${entry.evidence}:${entry.line}`) ?? [];
+    const same = this.byLine.get(lineKey(entry)) ?? [];
     return same
       .map((i) => this.entries[i]!)
       .filter((e) => e !== entry)
@@ -125,9 +126,18 @@ export class SourceIndex {
     const lineStarts = [0];
     for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lineStarts.push(i + 1);
     const pColumns = pValueColumns(text, lineStarts);
-    let line = 0;
+    let line = -1;
+    let lineMayLabelP = false;
     for (const token of scanNumbers(text)) {
-      while (line + 1 < lineStarts.length && lineStarts[line + 1]! <= token.start) line += 1;
+      let moved = false;
+      while (line + 1 < lineStarts.length && lineStarts[line + 1]! <= token.start) {
+        line += 1;
+        moved = true;
+      }
+      if (moved) {
+        const end = line + 1 < lineStarts.length ? lineStarts[line + 1]! : text.length;
+        lineMayLabelP = /[pP值性]/.test(text.slice(lineStarts[line]!, end));
+      }
       const lineStart = lineStarts[line]!;
       // A percentile row label, as pandas' describe() prints `25%`, `50%`, `75%`: not data.
       if (
@@ -136,7 +146,6 @@ export class SourceIndex {
         /^\s{2,}\S/.test(text.slice(token.end))
       )
         continue;
-      const before = text.slice(Math.max(lineStart, token.start - 24), token.start);
       const column = token.start - lineStart;
       const inPColumn = pColumns
         .get(line)
@@ -146,7 +155,10 @@ export class SourceIndex {
         literal: text.slice(token.start, token.end),
         percent: token.percent,
         decimals: token.decimals,
-        pValue: P_LABEL_BEFORE.test(before) || inPColumn === true,
+        pValue:
+          inPColumn === true ||
+          (lineMayLabelP &&
+            P_LABEL_BEFORE.test(text.slice(Math.max(lineStart, token.start - 24), token.start))),
         evidence: index,
         fromRows: false,
         start: token.start,
@@ -234,6 +246,10 @@ export function excerpt(text: string, start: number, end: number): string {
   }
   const body = text.slice(from, to).trim();
   return `${from > lineStart ? '…' : ''}${body}${to < lineEnd ? '…' : ''}`;
+}
+
+function lineKey(entry: SourceEntry): number {
+  return entry.evidence * 2 ** 20 + entry.line;
 }
 
 function lowerBound(values: Float64Array, target: number): number {
