@@ -49,14 +49,14 @@ function evidence(): Evidence {
   return { texts, rows: [] };
 }
 
-/** 200 numbers: 100 quoted (half rounded), 50 derived from quoted pairs, 50 invented. */
+/** About 200 numbers: quoted (some rounded), derived from quoted pairs (sums, shares), invented. */
 function answer(from: Evidence): string {
   const next = random(2);
   const printed = from.texts.flatMap((t) => scanNumbers(t.text).map((n) => n.value)).filter((v) => v > 0.5);
   const pick = () => printed[Math.floor(next() * printed.length)]!;
   const parts: string[] = ['## Findings', ''];
   const table = ['| metric | value | share |', '| --- | --- | --- |'];
-  for (let i = 0; i < 50; i++) {
+  for (let i = 0; i < 29; i++) {
     const a = pick();
     const b = pick();
     parts.push(
@@ -121,9 +121,9 @@ export async function runGroundingBench(): Promise<void> {
   }
   const grounding = summarise('grounding-200-numbers-40kb', ours);
   const obvious = summarise('peer-linear-scan-and-all-pairs', peer);
-  const statuses = groundAnswer({ answer: text, question: '', evidence: from }).reduce<
-    Record<string, number>
-  >((counts, n) => ({ ...counts, [n.status]: (counts[n.status] ?? 0) + 1 }), {});
+  const statuses: Record<string, number> = {};
+  for (const n of groundAnswer({ answer: text, question: '', evidence: from }))
+    statuses[n.status] = (statuses[n.status] ?? 0) + 1;
   process.stdout.write(`${JSON.stringify({ ...grounding, claims, output_bytes: bytes, statuses })}\n`);
   process.stdout.write(
     `${JSON.stringify({ ...obvious, ratio: round(grounding.p50_ms / obvious.p50_ms) })}\n`,
@@ -141,9 +141,11 @@ export async function runGroundingBench(): Promise<void> {
     let passed = 0;
     const trials = 300;
     for (let t = 0; t < trials; t++) {
-      const magnitude = 10 ** Math.floor(next() * 5 - 1);
-      const value = Number((next() * 9 * magnitude + magnitude).toPrecision(digits));
-      const written = next() < 0.5 ? `${value}` : `${Number((value % 100).toPrecision(digits))}%`;
+      // Half plain numbers from 0.1 to 10,000, half percentages from 1% to 100%.
+      const percent = next() < 0.5;
+      const magnitude = 10 ** Math.floor(percent ? next() * 2 : next() * 5 - 1);
+      const value = (next() * 9 * magnitude + magnitude).toPrecision(digits);
+      const written = percent ? `${value}%` : value;
       const numbers = groundAnswer({
         answer: `${quoted}\nInvented: ${written}.`,
         question: '',

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { AgentEvent } from '../../src/agent/events.ts';
+import { type Evidence, groundAnswer } from '../../src/agent/grounding/index.ts';
 import { startScriptedModel } from '../../src/llm/scripted/index.ts';
 import { TEST_IMAGE, testSandbox } from '../helpers/sandbox.ts';
 import { deepAnalyzeScript, SIMPSON, TRAJECTORIES, type Trajectory } from './grounding-trajectories.ts';
@@ -51,6 +52,8 @@ function flaggedIn(grounding: Grounding): string[] {
 describe('DeepAnalyze-style trajectories through analyst run: grounding and repair', () => {
   let root: string;
   const tally = { flaggedInvented: 0, flaggedTrue: 0, invented: 0 };
+  /** What each trajectory's cells printed, wrote and ran, for the coincidence measurement. */
+  const evidence = new Map<Trajectory, Evidence>();
 
   before(async () => {
     root = await mkdtemp(join(tmpdir(), 'analyst-grounding-'));
@@ -158,6 +161,20 @@ describe('DeepAnalyze-style trajectories through analyst run: grounding and repa
       }
       tally.flaggedTrue += flaggedIn(second).length;
 
+      const texts: Evidence['texts'] = [];
+      for (const event of events) {
+        if (event.type === 'code-end') texts.push({ cellId: event.cell_id, kind: 'code', text: event.code });
+        if (event.type === 'execution-end')
+          texts.push({ cellId: event.cell_id, kind: 'output', text: event.result.output });
+        if (event.type === 'artifact-created' && event.artifact.mime.startsWith('text/'))
+          texts.push({
+            cellId: event.cell_id,
+            kind: 'file',
+            text: await readFile(join(dir, 'workspace', event.artifact.path), 'utf8'),
+          });
+      }
+      evidence.set(trajectory, { texts, rows: [] });
+
       if (trajectory === SIMPSON) {
         // The blank plt.figure() before seaborn's catplot is no chart; the results file is read back.
         assert.deepEqual(
@@ -183,5 +200,33 @@ describe('DeepAnalyze-style trajectories through analyst run: grounding and repa
         `precision ${precision.toFixed(3)}, recall ${recall.toFixed(3)}`,
     );
     assert.equal(tally.flaggedTrue, 0, 'no true number was flagged');
+  });
+
+  test('how often an invented number passes by coincidence, by significant digits', (t) => {
+    assert.equal(evidence.size, TRAJECTORIES.length, 'run the whole file: this uses the runs above');
+    // A seeded generator: the same invented numbers on every run.
+    let state = 5;
+    const next = () => {
+      state = (state * 1103515245 + 12345) % 2 ** 31;
+      return state / 2 ** 31;
+    };
+    const rates: string[] = [];
+    for (const digits of [2, 3, 4]) {
+      let passed = 0;
+      let trials = 0;
+      for (const [trajectory, found] of evidence) {
+        for (let i = 0; i < 100; i++) {
+          const percent = next() < 0.5;
+          const magnitude = 10 ** Math.floor(percent ? next() * 2 : next() * 5 - 1);
+          const value = (next() * 9 * magnitude + magnitude).toPrecision(digits);
+          const answer = `${trajectory.faithful}\n\nAlso: ${value}${percent ? '%' : ''}.`;
+          const last = groundAnswer({ answer, question: trajectory.question, evidence: found }).at(-1)!;
+          trials += 1;
+          if (last.status === 'grounded' || last.status === 'derived') passed += 1;
+        }
+      }
+      rates.push(`${digits} digits: ${((100 * passed) / trials).toFixed(1)}%`);
+    }
+    t.diagnostic(`invented numbers that pass as grounded or derived: ${rates.join(', ')}`);
   });
 });

@@ -41,7 +41,7 @@ const MAX_MATCHES = 256;
  * figure from numbers they cite beside it (the same sentence, table or list), and every pair
  * of numbers quoted anywhere would make almost any claim derivable.
  */
-const WINDOW_CHARS = 800;
+const WINDOW_CHARS = 400;
 
 /**
  * Whether a claim is a sum, difference, ratio, percentage, percent change or percentage-point
