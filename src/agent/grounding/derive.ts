@@ -34,8 +34,8 @@ export interface DerivationTarget {
   position: number;
 }
 
-/** Matches examined per claim at most: the search stays bounded however many operands match. */
-const MAX_MATCHES = 256;
+/** Pairs looked at per claim at most: the search stays bounded however wide a claim's interval is. */
+const MAX_PAIRS = 4096;
 /**
  * Operands must have been quoted within this many characters of the claim: analysts derive a
  * figure from numbers they cite beside it (the same sentence, table or list), and every pair
@@ -53,8 +53,13 @@ const WINDOW_CHARS = 400;
  */
 export class Deriver {
   private readonly operands: Operand[];
-  private readonly magnitudes: Float64Array;
+  /** Every position an operand was quoted at, sorted: the operands near a claim are a range of it. */
+  private readonly quotes: Array<{ position: number; operand: number }> = [];
+  /** Operands from the question: near every claim. */
+  private readonly everywhere: number[] = [];
   private readonly distance: Float64Array;
+  private readonly stamp: Int32Array;
+  private calls = 0;
   private readonly intervals = new Float64Array(4);
 
   /** `onlyWithTier3`: consider only pairs with a tier-3 operand (the chaining pass). */
@@ -62,41 +67,42 @@ export class Deriver {
     operands: Operand[],
     private readonly onlyWithTier3 = false,
   ) {
-    this.operands = operands.filter((o) => o.magnitude > 0).sort((a, b) => a.magnitude - b.magnitude);
-    this.magnitudes = Float64Array.from(this.operands, (o) => o.magnitude);
+    this.operands = operands.filter((o) => o.magnitude > 0);
+    this.operands.forEach((operand, index) => {
+      if (operand.positions.length === 0) this.everywhere.push(index);
+      for (const position of operand.positions) this.quotes.push({ position, operand: index });
+    });
+    this.quotes.sort((a, b) => a.position - b.position);
     this.distance = new Float64Array(this.operands.length);
+    this.stamp = new Int32Array(this.operands.length);
   }
 
   derive(target: DerivationTarget): Derivation | undefined {
     const { lo, hi } = target;
-    const count = this.operands.length;
-    if (hi <= 0 || count < 2) return undefined;
-    let near = 0;
-    for (let i = 0; i < count; i++) {
-      this.distance[i] = nearest(this.operands[i]!, target.position);
-      if (this.distance[i]! <= WINDOW_CHARS) near += 1;
-    }
-    if (near < 2) return undefined;
+    if (hi <= 0) return undefined;
+    const near = this.near(target.position);
+    if (near.length < 2) return undefined;
+    const magnitudes = Float64Array.from(near, (i) => this.operands[i]!.magnitude);
     let best: { op: number; a: number; b: number; score: number } | undefined;
-    let examined = 0;
+    let visited = 0;
     const ops = OPS[target.kind];
     const out = this.intervals;
-    for (let opIndex = 0; opIndex < ops.length && examined < MAX_MATCHES; opIndex++) {
+    for (let opIndex = 0; opIndex < ops.length && visited < MAX_PAIRS; opIndex++) {
       const op = ops[opIndex]!;
-      for (let i = 0; i < count && examined < MAX_MATCHES; i++) {
-        if (this.distance[i]! > WINDOW_CHARS) continue;
+      for (let x = 0; x < near.length && visited < MAX_PAIRS; x++) {
+        const i = near[x]!;
         const a = this.operands[i]!;
         const intervals = op.second(a.magnitude, lo, hi, out);
         for (let k = 0; k < intervals; k++) {
           const from = out[2 * k]!;
           const to = out[2 * k + 1]!;
           if (!(to >= from) || to <= 0) continue;
-          for (let j = lowerBound(this.magnitudes, from); j < count; j++) {
-            if (this.magnitudes[j]! > to || examined >= MAX_MATCHES) break;
-            if (j === i || this.distance[j]! > WINDOW_CHARS) continue;
+          for (let y = lowerBound(magnitudes, from); y < near.length; y++) {
+            if (magnitudes[y]! > to || ++visited > MAX_PAIRS) break;
+            const j = near[y]!;
+            if (j === i) continue;
             const b = this.operands[j]!;
             if (!this.plausible(a, b)) continue;
-            examined += 1;
             // Quoted operands first, then the ones nearest the claim, then the likelier operation.
             const score = (a.tier + b.tier) * 1e9 + (this.distance[i]! + this.distance[j]!) * 8 + opIndex;
             if (!best || score < best.score) best = { op: opIndex, a: i, b: j, score };
@@ -110,19 +116,39 @@ export class Deriver {
     return { formula: ops[best.op]!.formula(a, b), operands: [a, b] };
   }
 
+  /** The operands quoted within the window of `position`, by magnitude, with their distances set. */
+  private near(position: number): number[] {
+    const call = ++this.calls;
+    const found: number[] = [];
+    const take = (operand: number, distance: number) => {
+      if (this.stamp[operand] !== call) {
+        this.stamp[operand] = call;
+        this.distance[operand] = distance;
+        found.push(operand);
+      } else if (distance < this.distance[operand]!) this.distance[operand] = distance;
+    };
+    for (const operand of this.everywhere) take(operand, 0);
+    let lo = 0;
+    let hi = this.quotes.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.quotes[mid]!.position < position - WINDOW_CHARS) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let q = lo; q < this.quotes.length; q++) {
+      const quote = this.quotes[q]!;
+      if (quote.position > position + WINDOW_CHARS) break;
+      take(quote.operand, Math.abs(quote.position - position));
+    }
+    return found.sort((x, y) => this.operands[x]!.magnitude - this.operands[y]!.magnitude);
+  }
+
   private plausible(a: Operand, b: Operand): boolean {
     if (a.tier === 3 || b.tier === 3) return a.tier === 1 || b.tier === 1;
     if (this.onlyWithTier3) return false;
     if (a.tier === 1 && b.tier === 1) return true;
     return a.line !== undefined && a.line === b.line && (a.tier === 1 || b.tier === 1);
   }
-}
-
-function nearest(operand: Operand, position: number): number {
-  if (operand.positions.length === 0) return 0;
-  let best = Number.POSITIVE_INFINITY;
-  for (const at of operand.positions) best = Math.min(best, Math.abs(at - position));
-  return best;
 }
 
 interface Op {

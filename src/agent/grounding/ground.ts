@@ -14,7 +14,7 @@ export interface GroundAnswerInput {
 }
 
 /** Derived claims are searched among at most this many operands (see `Deriver`). */
-const MAX_OPERANDS = 96;
+const MAX_OPERANDS = 512;
 const NEIGHBOURS_PER_LINE = 8;
 
 /**
