@@ -35,13 +35,15 @@ export interface DerivationTarget {
 }
 
 /** Pairs looked at per claim at most: the search stays bounded however wide a claim's interval is. */
-const MAX_PAIRS = 4096;
+const MAX_PAIRS = 1024;
 /**
  * Operands must have been quoted within this many characters of the claim: analysts derive a
  * figure from numbers they cite beside it (the same sentence, table or list), and every pair
  * of numbers quoted anywhere would make almost any claim derivable.
  */
 const WINDOW_CHARS = 400;
+/** Of those, the nearest this many. */
+const MAX_NEAR = 48;
 
 /**
  * Whether a claim is a sum, difference, ratio, percentage, percent change or percentage-point
@@ -140,6 +142,12 @@ export class Deriver {
       if (quote.position > position + WINDOW_CHARS) break;
       take(quote.operand, Math.abs(quote.position - position));
     }
+    // The nearest ones only: a claim is derived from what is quoted beside it.
+    if (found.length > MAX_NEAR) {
+      found.sort((x, y) => this.distance[x]! - this.distance[y]!);
+      found.length = MAX_NEAR;
+    }
+    if (this.onlyWithTier3 && !found.some((i) => this.operands[i]!.tier === 3)) return [];
     return found.sort((x, y) => this.operands[x]!.magnitude - this.operands[y]!.magnitude);
   }
 

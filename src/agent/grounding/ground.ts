@@ -93,6 +93,7 @@ export function groundAnswer(input: GroundAnswerInput): GroundedNumber[] {
   // those and the claims pass 2 derived (one step of chaining: 310 / (310 + 84)).
   for (const pass of [2, 3] as const) {
     if (pass === 3) {
+      const before = operands.list.length;
       numbers.forEach((number, i) => {
         if (results[i]?.status === 'derived' && results[i]?.source?.formula && !number.percent)
           operands.add({
@@ -102,6 +103,7 @@ export function groundAnswer(input: GroundAnswerInput): GroundedNumber[] {
             positions: [number.start],
           });
       });
+      if (operands.list.length === before) break;
     }
     const deriver = new Deriver(operands.list, pass === 3);
     numbers.forEach((number, i) => {
@@ -143,14 +145,14 @@ class OperandSet {
   /** A number the answer quotes from `entry` (at `position`), and the numbers beside it on its line. */
   quoted(index: SourceIndex, entry: SourceEntry, position: number): void {
     const line = entry.fromRows ? undefined : `${entry.evidence}:${entry.line}`;
-    const cellId = index.describe(entry).cell_id;
+    const cellId = index.cellOf(entry);
     const operand = (e: SourceEntry, tier: 1 | 2): Operand => ({
       magnitude: e.magnitude,
       label: e.literal,
       tier,
       positions: [position],
       ...(line ? { line } : {}),
-      ...(cellId ? { cellId } : {}),
+      cellId,
     });
     this.add(operand(entry, 1));
     for (const neighbour of index.neighbours(entry, NEIGHBOURS_PER_LINE)) this.add(operand(neighbour, 2));

@@ -101,6 +101,13 @@ export class SourceIndex {
       .slice(0, limit);
   }
 
+  /** The cell whose output, code, file or query holds `entry`. */
+  cellOf(entry: SourceEntry): string {
+    return entry.fromRows
+      ? this.evidence.rows[entry.evidence]!.cellId
+      : this.evidence.texts[entry.evidence]!.cellId;
+  }
+
   /** Where `entry` is, for the event: the cell, the line it is on, the file or the rid. */
   describe(entry: SourceEntry): GroundingSource {
     if (entry.fromRows) {
