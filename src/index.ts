@@ -14,6 +14,16 @@ export type { AgentProtocol, ProtocolOutcome } from './agent/protocol.ts';
 export { type RunAnalysisOptions, runAnalysis } from './agent/run-analysis.ts';
 export { parseDisallowedTools } from './agent/tools/definitions.ts';
 export { parseSections, repairTranscript } from './agent/transcript/tags.ts';
+export {
+  type CellStep,
+  type RunView,
+  readRun,
+  readRuns,
+  type Step,
+  StepBuilder,
+  type StepUpdate,
+} from './agent/view/steps.ts';
+export { TranscriptWriter, transcriptOf } from './agent/view/transcript.ts';
 // Errors
 export {
   AnalystError,
@@ -44,12 +54,14 @@ export { type ScriptedModel, startScriptedModel } from './llm/scripted/server.ts
 // Reports
 export {
   notebookJson,
-  type RunRecord,
   renderHtmlReport,
   renderMarkdownReport,
   renderNotebook,
   renderPdf,
+  type ThreadHistory,
 } from './report/index.ts';
+// Runs
+export { RunService, type RunServiceOptions, type StartRun } from './runs/run-service.ts';
 // Sandbox
 export { type DockerEndpoint, resolveDockerEndpoint } from './sandbox/docker/endpoint.ts';
 export { DEFAULT_IMAGE } from './sandbox/docker/engine.ts';
@@ -59,6 +71,7 @@ export {
   type DockerSandboxOptions,
 } from './sandbox/docker/manager.ts';
 export { SandboxUnavailableError } from './sandbox/errors/sandbox-unavailable-error.ts';
+export { ExecResultSchema } from './sandbox/exec-result-schema.ts';
 export { type BuildImageOptions, type BuildImageResult, buildSandboxImage } from './sandbox/image/build.ts';
 export { DEFAULT_LIMITS, type SandboxLimits } from './sandbox/limits.ts';
 export type {
@@ -77,4 +90,12 @@ export type {
 export { loadServerConfig, type ServerConfig } from './server/config.ts';
 export { createService, type Service } from './server/service.ts';
 export { SqliteStore } from './store/sqlite/sqlite-store.ts';
-export type { Store } from './store/store.ts';
+export type { Store, StoredEvent } from './store/store.ts';
+// Workspaces
+export {
+  DirectoryWorkspaceStore,
+  LoopWorkspaceStore,
+  userDirectoryWorkspace,
+  WorkspaceUnavailableError,
+} from './workspace/index.ts';
+export type { Workspace, WorkspaceEntry, WorkspaceFile, WorkspaceStore } from './workspace/workspace.ts';

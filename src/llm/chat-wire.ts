@@ -58,7 +58,7 @@ function wireMessage(message: ChatMessage): Record<string, unknown> {
   return wire;
 }
 
-export function finishReasonOf(reason: string | null | undefined): FinishReason {
+export function finishReasonFromUpstream(reason: string | null | undefined): FinishReason {
   switch (reason) {
     case 'stop':
     case 'length':

@@ -5,7 +5,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import {
   chatCompletionBody,
-  finishReasonOf,
+  finishReasonFromUpstream,
   partsOfChunk,
   type StreamEnding,
   stopReasonOf,
@@ -17,7 +17,7 @@ import { ModelError } from './errors/model-error.ts';
 import type { LanguageModel, ModelRequest, ModelResponse, ModelStreamPart } from './model.ts';
 import { retryDelayMs, sleep } from './retry.ts';
 import { isReasoningModel, mergeSampling, type SamplingOptions } from './sampling.ts';
-import { abortError, UpstreamCall } from './upstream-call.ts';
+import { requestAborted as abortError, UpstreamCall } from './upstream-call.ts';
 import { describeUpstreamFailure, normalizingFetch } from './upstream-error.ts';
 
 export interface OpenAICompatibleOptions {
@@ -128,7 +128,7 @@ export class OpenAICompatibleModel implements LanguageModel {
     call.throwIfStopped();
     yield {
       type: 'finish',
-      finishReason: finishReasonOf(ending.finishReason),
+      finishReason: finishReasonFromUpstream(ending.finishReason),
       stopReason: ending.stopReason,
       ...(ending.usage ? { usage: ending.usage } : {}),
     };
@@ -149,7 +149,7 @@ export class OpenAICompatibleModel implements LanguageModel {
     yield {
       text: choice.message.content ?? '',
       toolCalls: toolCallsOf(choice.message),
-      finishReason: finishReasonOf(choice.finish_reason),
+      finishReason: finishReasonFromUpstream(choice.finish_reason),
       stopReason: stopReasonOf(choice),
       ...(usage ? { usage } : {}),
     };

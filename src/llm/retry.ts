@@ -1,4 +1,4 @@
-import { abortError } from './upstream-call.ts';
+import { requestAborted as abortError } from './upstream-call.ts';
 
 /** The longest `Retry-After` we wait for; a longer one is shortened to this. */
 export const MAX_RETRY_AFTER_MS = 10_000;

@@ -1,12 +1,11 @@
+import { abortError } from '../errors/abort.ts';
 import { ModelTimeoutError } from './errors/model-timeout-error.ts';
 
 /** Which deadline a timer enforces (named in the timeout message). */
 export type DeadlineKind = 'firstByteTimeoutMs' | 'idleTimeoutMs';
 
 /** An `Error` named `AbortError`, as `fetch` and the model spec use for a cancelled request. */
-export function abortError(): Error {
-  return new DOMException('the model request was aborted', 'AbortError');
-}
+export const requestAborted = () => abortError('the model request was aborted');
 
 /**
  * One HTTP attempt to a model: an abort signal that fires when the caller aborts or a deadline
@@ -70,7 +69,7 @@ export class UpstreamCall {
   }
 
   readonly #onCallerAbort = (): void => {
-    this.#abort(abortError());
+    this.#abort(requestAborted());
   };
 
   #abort(reason: Error): void {

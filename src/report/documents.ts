@@ -1,7 +1,7 @@
 import { renderHtmlReport } from './html-report.ts';
 import { renderMarkdownReport } from './markdown-report.ts';
 import { notebookJson, renderNotebook } from './notebook.ts';
-import type { ReadArtifact, RunRecord } from './record.ts';
+import type { ReadArtifact, ThreadHistory } from './record.ts';
 
 export type DocumentFormat = 'md' | 'html' | 'ipynb';
 
@@ -13,7 +13,7 @@ export interface RenderedDocuments {
 
 /** The thread's report (Markdown, HTML) and notebook, as asked, each embedding at most `imageBytes` of images. */
 export async function renderDocuments(
-  record: RunRecord,
+  record: ThreadHistory,
   read: ReadArtifact,
   formats: readonly DocumentFormat[],
   options: { imageBytes?: number } = {},

@@ -6,7 +6,7 @@ import { ImageBudget } from './image-budget.ts';
 import { artifactExists, imageKindOf } from './images.ts';
 import { buildReportMarkdown, type ChartResolver } from './markdown-report.ts';
 import { linkDestination } from './markdown-text.ts';
-import type { ReadArtifact, RunRecord } from './record.ts';
+import type { ReadArtifact, ThreadHistory } from './record.ts';
 import { readThread } from './thread-view.ts';
 
 // Raw HTML off: a model's `<script>` or `<iframe>` is shown as text, never parsed as markup.
@@ -18,7 +18,7 @@ const markdown = new MarkdownIt({ html: false, linkify: false, typographer: fals
  * nothing from anywhere and a Content-Security-Policy forbids scripts outright.
  */
 export async function renderHtmlReport(
-  record: RunRecord,
+  record: ThreadHistory,
   readArtifact: ReadArtifact,
   options: { imageBytes?: number } = {},
 ): Promise<string> {

@@ -19,5 +19,5 @@ export type {
   StreamOutput,
 } from './notebook-format.ts';
 export { DEFAULT_CHROMIUM_PATH, type PdfOptions, renderPdf } from './pdf.ts';
-export type { ReadArtifact, RunRecord } from './record.ts';
+export type { ReadArtifact, ThreadHistory } from './record.ts';
 export { prefixedReader, withArtifactPrefix } from './relocate.ts';

@@ -10,7 +10,7 @@ import {
   linkDestination,
   proseMarkdown,
 } from './markdown-text.ts';
-import type { ReadArtifact, RunRecord } from './record.ts';
+import type { ReadArtifact, ThreadHistory } from './record.ts';
 import { mainRunIndex, readThread, type ThreadView, threadArtifacts } from './thread-view.ts';
 
 /** How a chart appears in a report: an image, a link to the file, or a note that it is gone. */
@@ -25,7 +25,10 @@ export type ChartResolver = (artifact: Artifact) => Promise<ChartEmbed>;
  * Chart paths are workspace-relative, so the report sits at the workspace's root (as in
  * the CLI's output folder).
  */
-export async function renderMarkdownReport(record: RunRecord, readArtifact: ReadArtifact): Promise<string> {
+export async function renderMarkdownReport(
+  record: ThreadHistory,
+  readArtifact: ReadArtifact,
+): Promise<string> {
   return buildReportMarkdown(readThread(record), async (artifact) =>
     (await artifactExists(readArtifact, artifact.path))
       ? { kind: 'image', url: linkDestination(artifact.path) }

@@ -12,10 +12,9 @@ import type {
   StreamOutput,
 } from './notebook-format.ts';
 import { toLines } from './notebook-format.ts';
-import type { ReadArtifact, RunRecord } from './record.ts';
+import type { ReadArtifact, ThreadHistory } from './record.ts';
 import type { CellStep, RunView } from './thread-view.ts';
 import { readThread } from './thread-view.ts';
-import { parseTraceback } from './traceback.ts';
 
 /**
  * The thread as a Jupyter notebook (nbformat 4.5, SPEC §7): the question first, prose as
@@ -23,7 +22,7 @@ import { parseTraceback } from './traceback.ts';
  * errors). SQL from tools mode is shown in Markdown, since the notebook's kernel is Python.
  */
 export async function renderNotebook(
-  record: RunRecord,
+  record: ThreadHistory,
   readArtifact: ReadArtifact,
   options: { imageBytes?: number } = {},
 ): Promise<NotebookV4> {
@@ -99,14 +98,18 @@ async function outputsOf(cell: CellStep, read: ImageReader): Promise<NotebookOut
       cell.state === 'refused' ? `refused: ${cell.refusal}` : 'no result was recorded for this cell';
     ending = stream('stderr', `[not executed] ${why}\n`);
   } else if (result.status === 'error') {
-    const parsed = parseTraceback(result.output);
-    if (parsed) {
-      if (parsed.before) outputs.push(stream('stdout', parsed.before));
+    // The exception is data from the kernel; the output it printed ends with its traceback.
+    const error = result.error;
+    if (error) {
+      const printed = error.traceback.join('');
+      const before =
+        printed && result.output.endsWith(printed) ? result.output.slice(0, -printed.length) : result.output;
+      if (before) outputs.push(stream('stdout', before));
       ending = {
         output_type: 'error',
-        ename: parsed.ename,
-        evalue: parsed.evalue,
-        traceback: parsed.traceback,
+        ename: error.name,
+        evalue: error.value,
+        traceback: error.traceback.flatMap((chunk) => chunk.replace(/\n$/, '').split('\n')),
       };
     } else {
       if (result.output) outputs.push(stream('stdout', result.output));

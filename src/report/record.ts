@@ -4,7 +4,7 @@ import type { AgentEvent } from '../agent/events.ts';
  * What reports and notebooks are made from: the stored events of a thread (one or more
  * runs, each starting with `run-start`) and a way to read the files those runs made.
  */
-export interface RunRecord {
+export interface ThreadHistory {
   /** The thread's title, shown as the report's heading. */
   title: string;
   /** The thread's question (usually the first run's). */

@@ -9,7 +9,7 @@ import {
   readRuns,
 } from '../agent/view/steps.ts';
 import type { Artifact } from '../sandbox/sandbox.ts';
-import type { RunRecord } from './record.ts';
+import type { ThreadHistory } from './record.ts';
 
 /**
  * A thread as every export shows it: per run, the steps in order (the model's prose, each
@@ -42,7 +42,7 @@ export interface ThreadView {
 }
 
 /** Splits a thread's events into runs and reads each one. */
-export function readThread(record: RunRecord): ThreadView {
+export function readThread(record: ThreadHistory): ThreadView {
   return {
     // Threads titled by an older version with a DeepAnalyze-style prompt's `# Instruction` heading.
     title:

@@ -1,4 +1,11 @@
+import type { z } from 'zod';
 import type { Workspace } from '../workspace/workspace.ts';
+import type {
+  ArtifactSchema,
+  CellErrorSchema,
+  ExecResultSchema,
+  ExecStatusSchema,
+} from './exec-result-schema.ts';
 
 /**
  * What a sandbox is, independent of how it is built (see `docker/` for the Docker backend).
@@ -9,49 +16,16 @@ import type { Workspace } from '../workspace/workspace.ts';
  */
 
 /** How a cell ended. */
-export type ExecStatus = 'ok' | 'error' | 'timeout' | 'killed' | 'cancelled' | 'unavailable';
+export type ExecStatus = z.infer<typeof ExecStatusSchema>;
 
-/** A file a cell created or modified in its workspace. */
-export interface Artifact {
-  /** Path relative to the workspace root, `/`-separated. */
-  path: string;
-  bytes: number;
-  mime: string;
-  change: 'created' | 'modified';
-}
+/** A file a cell created or modified in its workspace (path relative to the workspace root). */
+export type Artifact = z.infer<typeof ArtifactSchema>;
 
-/** The one result shape every front end sees (SPEC §3.6). */
-export interface ExecResult {
-  status: ExecStatus;
-  /** Process exit status; null when the cell did not exit by itself (signal, timeout, cancel). */
-  exit_code: number | null;
-  /** stdout and stderr interleaved as a terminal shows them; cut at the output cap. */
-  output: string;
-  /** Bytes the cell wrote in total, including any beyond the cap. */
-  output_bytes: number;
-  output_complete: boolean;
-  /** False when injected `data`/`results` were cut to fit the input cap. */
-  input_complete: boolean;
-  duration_ms: number;
-  artifacts: Artifact[];
-  /** Query results the cell was given (tools mode), by tool-call id. */
-  source_query_ids: string[];
-  /** Why a non-ok status happened (or a quota was reached), in words a model and a person can act on. */
-  message?: string;
-  /** The exception that ended the cell, as the kernel saw it (status `error`). */
-  error?: CellError;
-}
+/** The one result shape every front end sees (SPEC §3.6); the schema documents each field. */
+export type ExecResult = z.infer<typeof ExecResultSchema>;
 
 /** A cell's exception as data (e2b's shape): never re-read from the output text. */
-export interface CellError {
-  /** The exception class, e.g. `KeyError`. */
-  name: string;
-  value: string;
-  /** The formatted traceback lines, with the line numbers of the cell's own code. */
-  traceback: string[];
-  /** The line of the cell's code where it was raised. */
-  line?: number;
-}
+export type CellError = z.infer<typeof CellErrorSchema>;
 
 /** One cell to run. */
 export interface CellRequest {

@@ -4,7 +4,7 @@ import multipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { ownerOf } from './auth.ts';
 import type { AppDeps } from './deps.ts';
-import { OPENAPI_DOCUMENT } from './openapi.ts';
+import { API_ROUTES, openApiDocument } from './openapi.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
 import { registerChatRoutes } from './routes/chat-completions.ts';
 import { registerExecRoutes } from './routes/exec.ts';
@@ -17,7 +17,13 @@ import { registerThreadFileRoutes } from './routes/thread-files.ts';
 import { registerThreadRoutes } from './routes/threads.ts';
 import { toWireError, wire } from './wire-error.ts';
 
-const PUBLIC_ROUTES = new Set(['/health', '/health/ready', '/openapi.json']);
+/** Routes that need no key, from the API's one description (OpenAPI `{id}` → Fastify `:id`). */
+const PUBLIC_ROUTES = new Set(
+  API_ROUTES.filter((r) => r.public).map((r) => r.path.replace(/\{(\w+)\}/g, ':$1')),
+);
+
+/** Every route the app registered, as `METHOD /path` (for the test that checks the API's description). */
+export const REGISTERED_ROUTES = Symbol('registered routes');
 
 export interface AppOptions {
   /** pino options, or false for no logs (tests). */
@@ -39,6 +45,13 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
     },
   });
   app.decorateRequest('owner', '');
+  const registered: string[] = [];
+  app.decorate(REGISTERED_ROUTES, registered);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (method !== 'HEAD') registered.push(`${method} ${route.url}`);
+    }
+  });
   if (deps.config.corsOrigins.length) {
     await app.register(cors, {
       origin: deps.config.corsOrigins,
@@ -78,7 +91,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
       );
   });
 
-  app.get('/openapi.json', async () => OPENAPI_DOCUMENT);
+  app.get('/openapi.json', async () => openApiDocument());
   registerHealthRoutes(app, deps);
   registerModelRoutes(app, deps);
   registerFileRoutes(app, deps);

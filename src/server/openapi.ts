@@ -1,312 +1,314 @@
+import type { z } from 'zod';
+import { zodToJsonSchema } from 'zod-to-json-schema';
+import {
+  DeletedSchema,
+  ExecResultSchema,
+  FileObjectSchema,
+  listOf,
+  MessageObjectSchema,
+  ModelObjectSchema,
+  RunObjectSchema,
+  ThreadObjectSchema,
+  WireErrorSchema,
+  WorkspaceFileObjectSchema,
+} from './wire/objects.ts';
+import {
+  ChatRequestSchema,
+  CleanupBodySchema,
+  CreateThreadSchema,
+  ExecBodySchema,
+  ReportQuerySchema,
+  RunEventsQuerySchema,
+  RunRequestSchema,
+  ThreadExecBodySchema,
+  ThreadListQuerySchema,
+  UpdateThreadSchema,
+} from './wire/requests.ts';
+
+/**
+ * Every route of the HTTP API, described once, with the schemas its requests are validated
+ * with and its answers are typed by; /openapi.json is generated from this list, and a test
+ * compares it with the routes the app registers, so no route goes undocumented.
+ */
+export interface ApiRoute {
+  method: 'get' | 'post' | 'patch' | 'delete';
+  /** OpenAPI form: `/v1/threads/{id}`; a trailing `{path}` is a wildcard. */
+  path: string;
+  summary: string;
+  /** Needs no API key. */
+  public?: boolean;
+  body?: z.ZodTypeAny | 'multipart';
+  query?: z.ZodTypeAny;
+  /** The 200 (or 201) answer: a schema, or a description of a non-JSON body. */
+  response?: z.ZodTypeAny | { description: string; contentType: string };
+  status?: 200 | 201;
+  /** Error statuses beyond 400/401/404. */
+  errors?: number[];
+}
+
+const text = (description: string, contentType: string) => ({ description, contentType });
+
+export const API_ROUTES: ApiRoute[] = [
+  { method: 'get', path: '/health', summary: 'Liveness', public: true },
+  {
+    method: 'get',
+    path: '/health/ready',
+    summary: 'Readiness: store and sandbox (details only with a key)',
+    public: true,
+    errors: [503],
+  },
+  { method: 'get', path: '/openapi.json', summary: 'This document', public: true },
+  { method: 'get', path: '/v1/models', summary: 'List models', response: listOf(ModelObjectSchema) },
+  { method: 'get', path: '/v1/models/{id}', summary: 'A model', response: ModelObjectSchema },
+  { method: 'get', path: '/v1/files', summary: 'List uploaded files', response: listOf(FileObjectSchema) },
+  {
+    method: 'post',
+    path: '/v1/files',
+    summary: 'Upload a file (multipart: file, purpose)',
+    body: 'multipart',
+    response: FileObjectSchema,
+    errors: [413],
+  },
+  { method: 'get', path: '/v1/files/{id}', summary: 'A file', response: FileObjectSchema },
+  { method: 'delete', path: '/v1/files/{id}', summary: 'Delete a file', response: DeletedSchema },
+  {
+    method: 'get',
+    path: '/v1/files/{id}/content',
+    summary: "A file's bytes",
+    response: text('bytes', 'application/octet-stream'),
+  },
+  {
+    method: 'post',
+    path: '/v1/chat/completions',
+    summary: 'Run an analysis (SSE with stream: true; background: true runs on after a hang-up)',
+    body: ChatRequestSchema,
+    response: text('chat.completion, or text/event-stream of chat.completion.chunk', 'application/json'),
+    errors: [409, 502, 504],
+  },
+  {
+    method: 'get',
+    path: '/v1/threads',
+    summary: 'List threads, newest first',
+    query: ThreadListQuerySchema,
+    response: listOf(ThreadObjectSchema),
+  },
+  {
+    method: 'post',
+    path: '/v1/threads',
+    summary: 'Create a thread (optionally with files copied into its workspace)',
+    body: CreateThreadSchema,
+    response: ThreadObjectSchema,
+    status: 201,
+  },
+  { method: 'get', path: '/v1/threads/{id}', summary: 'A thread and its runs', response: ThreadObjectSchema },
+  {
+    method: 'patch',
+    path: '/v1/threads/{id}',
+    summary: 'Rename a thread or replace its metadata',
+    body: UpdateThreadSchema,
+    response: ThreadObjectSchema,
+    errors: [409],
+  },
+  {
+    method: 'delete',
+    path: '/v1/threads/{id}',
+    summary: 'Delete a thread, its sandbox and its workspace',
+    response: DeletedSchema,
+    errors: [409],
+  },
+  {
+    method: 'get',
+    path: '/v1/threads/{id}/messages',
+    summary: 'Messages',
+    response: listOf(MessageObjectSchema),
+  },
+  { method: 'get', path: '/v1/threads/{id}/events', summary: 'Every stored event of every run' },
+  {
+    method: 'post',
+    path: '/v1/threads/{id}/runs',
+    summary: 'Start a run owned by the service (an analysis, or one cell)',
+    body: RunRequestSchema,
+    response: RunObjectSchema,
+    status: 201,
+    errors: [409],
+  },
+  {
+    method: 'get',
+    path: '/v1/threads/{id}/runs',
+    summary: "The thread's runs",
+    response: listOf(RunObjectSchema),
+  },
+  { method: 'get', path: '/v1/threads/{id}/runs/{run_id}', summary: 'A run', response: RunObjectSchema },
+  {
+    method: 'get',
+    path: '/v1/threads/{id}/runs/{run_id}/events',
+    summary: "A run's events (SSE, `id:` lines; resume with Last-Event-ID or ?after=N; ends after run-end)",
+    query: RunEventsQuerySchema,
+    response: text('text/event-stream of events, each with its sequence number', 'text/event-stream'),
+  },
+  {
+    method: 'post',
+    path: '/v1/threads/{id}/runs/{run_id}/cancel',
+    summary: 'Cancel a run',
+    response: RunObjectSchema,
+  },
+  {
+    method: 'get',
+    path: '/v1/threads/{id}/files',
+    summary: 'Workspace files',
+    response: listOf(WorkspaceFileObjectSchema),
+  },
+  {
+    method: 'post',
+    path: '/v1/threads/{id}/files',
+    summary: 'Upload into the workspace (multipart: file)',
+    body: 'multipart',
+    errors: [409, 413],
+  },
+  {
+    method: 'get',
+    path: '/v1/threads/{id}/files/{path}',
+    summary: 'Download a workspace file (never through a symlink)',
+    response: text('bytes', 'application/octet-stream'),
+  },
+  {
+    method: 'post',
+    path: '/v1/threads/{id}/exec',
+    summary: "Run a cell in the thread's sandbox",
+    body: ThreadExecBodySchema,
+    response: ExecResultSchema,
+    errors: [409],
+  },
+  { method: 'post', path: '/v1/threads/{id}/cancel', summary: 'Cancel the running analysis' },
+  {
+    method: 'get',
+    path: '/v1/threads/{id}/report',
+    summary: 'Report (md, html or pdf)',
+    query: ReportQuerySchema,
+    response: text('the report', 'text/markdown'),
+  },
+  {
+    method: 'get',
+    path: '/v1/threads/{id}/notebook',
+    summary: 'Jupyter notebook (nbformat 4.5)',
+    response: text('ipynb', 'application/x-ipynb+json'),
+  },
+  {
+    method: 'post',
+    path: '/v1/exec',
+    summary: 'One-shot execution in a fresh sandbox',
+    body: ExecBodySchema,
+    response: ExecResultSchema,
+  },
+  {
+    method: 'get',
+    path: '/v1/admin/threads-stats',
+    summary: "Counts of the caller's threads, runs and files",
+  },
+  {
+    method: 'post',
+    path: '/v1/admin/cleanup-threads',
+    summary: "Delete the caller's idle threads",
+    body: CleanupBodySchema,
+  },
+  { method: 'get', path: '/v1/admin/sandbox', summary: 'Sandbox engine, image and pool' },
+];
+
+const schema = (zod: z.ZodTypeAny) => {
+  const { $schema: _, ...rest } = zodToJsonSchema(zod, {
+    target: 'openApi3',
+    $refStrategy: 'none',
+  }) as Record<string, unknown>;
+  return rest;
+};
+
+function operation(route: ApiRoute) {
+  const parameters: object[] = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
+  if (route.query) {
+    const query = schema(route.query) as { properties?: Record<string, object> };
+    for (const [name, property] of Object.entries(query.properties ?? {})) {
+      parameters.push({ name, in: 'query', required: false, schema: property });
+    }
+  }
+  const responses: Record<string, object> = {};
+  const response = route.response;
+  const okStatus = String(route.status ?? 200);
+  if (response === undefined)
+    responses[okStatus] = {
+      description: 'OK',
+      content: { 'application/json': { schema: { type: 'object' } } },
+    };
+  else if ('contentType' in response && typeof response.contentType === 'string') {
+    responses[okStatus] = { description: response.description, content: { [response.contentType]: {} } };
+  } else
+    responses[okStatus] = {
+      description: 'OK',
+      content: { 'application/json': { schema: schema(response as z.ZodTypeAny) } },
+    };
+  for (const status of route.public ? (route.errors ?? []) : [400, 401, 404, ...(route.errors ?? [])]) {
+    responses[String(status)] = { $ref: '#/components/responses/Error' };
+  }
+  const body =
+    route.body === undefined
+      ? undefined
+      : route.body === 'multipart'
+        ? {
+            content: {
+              'multipart/form-data': {
+                schema: {
+                  type: 'object',
+                  properties: { file: { type: 'string', format: 'binary' }, purpose: { type: 'string' } },
+                  required: ['file'],
+                },
+              },
+            },
+          }
+        : { required: true, content: { 'application/json': { schema: schema(route.body) } } };
+  return {
+    summary: route.summary,
+    ...(route.public ? { security: [] } : {}),
+    ...(parameters.length ? { parameters } : {}),
+    ...(body ? { requestBody: body } : {}),
+    responses,
+  };
+}
+
+let document: object | undefined;
+
 /** The OpenAPI 3.1 description of the HTTP API, served at /openapi.json. */
-
-const error = { $ref: '#/components/responses/Error' };
-const json = (schema: object) => ({ content: { 'application/json': { schema } } });
-const ok = (description: string, schema: object = { type: 'object' }) => ({ description, ...json(schema) });
-const threadId = {
-  name: 'id',
-  in: 'path',
-  required: true,
-  schema: { type: 'string', pattern: '^thread-[0-9a-f]{24}$' },
-};
-const fileId = {
-  name: 'id',
-  in: 'path',
-  required: true,
-  schema: { type: 'string', pattern: '^file-[0-9a-f]{24}$' },
-};
-const standard = { '400': error, '401': error, '404': error };
-
-export const OPENAPI_DOCUMENT = {
-  openapi: '3.1.0',
-  info: {
-    title: 'Analyst',
-    version: '0.1.0',
-    description:
-      "A self-hosted data-analysis agent. OpenAI-compatible chat completions with DeepAnalyze's extensions (file_ids, thread_id, files), threads as workspaces, and a safe Python execution API.",
-  },
-  servers: [{ url: '/' }],
-  components: {
-    securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
-    responses: {
-      Error: {
-        description: "OpenAI's error shape",
-        ...json({
-          type: 'object',
-          properties: {
-            error: {
-              type: 'object',
-              properties: {
-                message: { type: 'string' },
-                type: { type: 'string' },
-                param: { type: ['string', 'null'] },
-                code: { type: ['string', 'null'] },
-              },
-              required: ['message', 'type', 'param', 'code'],
-            },
-          },
-        }),
-      },
+export function openApiDocument(): object {
+  if (document) return document;
+  const paths: Record<string, Record<string, object>> = {};
+  for (const route of API_ROUTES) {
+    paths[route.path] ??= {};
+    paths[route.path]![route.method] = operation(route);
+  }
+  document = {
+    openapi: '3.1.0',
+    info: {
+      title: 'Analyst',
+      version: '0.1.0',
+      description:
+        "A self-hosted data-analysis agent. OpenAI-compatible chat completions with DeepAnalyze's extensions (file_ids, thread_id, files), threads as workspaces, runs owned by the service, and a safe Python execution API.",
     },
-    schemas: {
-      ExecResult: {
-        type: 'object',
-        required: [
-          'status',
-          'exit_code',
-          'output',
-          'output_bytes',
-          'output_complete',
-          'input_complete',
-          'duration_ms',
-          'artifacts',
-          'source_query_ids',
-        ],
-        properties: {
-          status: { enum: ['ok', 'error', 'timeout', 'killed', 'cancelled', 'unavailable'] },
-          exit_code: { type: ['integer', 'null'] },
-          output: { type: 'string' },
-          output_bytes: { type: 'integer' },
-          output_complete: { type: 'boolean' },
-          input_complete: { type: 'boolean' },
-          duration_ms: { type: 'number' },
-          artifacts: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                path: { type: 'string' },
-                bytes: { type: 'integer' },
-                mime: { type: 'string' },
-                change: { enum: ['created', 'modified'] },
-              },
-            },
-          },
-          source_query_ids: { type: 'array', items: { type: 'string' } },
-          message: { type: 'string' },
+    servers: [{ url: '/' }],
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      responses: {
+        Error: {
+          description: "OpenAI's error shape",
+          content: { 'application/json': { schema: schema(WireErrorSchema) } },
         },
       },
-      ChatCompletionRequest: {
-        type: 'object',
-        required: ['messages'],
-        properties: {
-          model: { type: 'string' },
-          messages: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                role: { type: 'string' },
-                content: {},
-                file_ids: { type: 'array', items: { type: 'string' } },
-                thread_id: { type: 'string' },
-              },
-            },
-          },
-          stream: { type: 'boolean' },
-          file_ids: { type: 'array', items: { type: 'string' } },
-          thread_id: { type: 'string' },
-          // Sampling, forwarded to the model (unset: the model's defaults).
-          temperature: { type: 'number', minimum: 0, maximum: 2 },
-          top_p: { type: 'number', exclusiveMinimum: 0, maximum: 1 },
-          max_tokens: { type: 'integer', minimum: 1 },
-          max_completion_tokens: { type: 'integer', minimum: 1 },
-          seed: { type: 'integer' },
-          presence_penalty: { type: 'number', minimum: -2, maximum: 2 },
-          frequency_penalty: { type: 'number', minimum: -2, maximum: 2 },
-          stop: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, maxItems: 16 }] },
-          logit_bias: { type: 'object', additionalProperties: { type: 'number' } },
-          top_k: { type: 'integer', minimum: -1, description: 'vLLM' },
-          min_p: { type: 'number', minimum: 0, maximum: 1, description: 'vLLM' },
-          repetition_penalty: { type: 'number', exclusiveMinimum: 0, description: 'vLLM' },
-          length_penalty: { type: 'number', description: 'vLLM' },
-          min_tokens: { type: 'integer', minimum: 0, description: 'vLLM' },
-          bad_words: { type: 'array', items: { type: 'string' }, description: 'vLLM' },
-          grounding: {
-            type: 'string',
-            enum: ['check', 'repair', 'off'],
-            description:
-              'check (default): the answer-grounding of the final answer comes back as `grounding`; repair: one more round asks the model to compute or remove numbers that appear in no output',
-          },
-        },
-      },
+      schemas: { ExecResult: schema(ExecResultSchema) },
     },
-  },
-  security: [{ bearer: [] }],
-  paths: {
-    '/health': { get: { summary: 'Liveness', security: [], responses: { '200': ok('alive') } } },
-    '/health/ready': {
-      get: {
-        summary: 'Readiness: store and sandbox engine',
-        security: [],
-        responses: { '200': ok('ready'), '503': ok('not ready') },
-      },
-    },
-    '/v1/models': { get: { summary: 'List models', responses: { '200': ok('models'), ...standard } } },
-    '/v1/models/{id}': {
-      get: {
-        summary: 'A model',
-        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
-        responses: { '200': ok('model'), ...standard },
-      },
-    },
-    '/v1/files': {
-      get: { summary: 'List uploaded files', responses: { '200': ok('files'), ...standard } },
-      post: {
-        summary: 'Upload a file (multipart: file, purpose)',
-        requestBody: {
-          content: {
-            'multipart/form-data': {
-              schema: {
-                type: 'object',
-                properties: { file: { type: 'string', format: 'binary' }, purpose: { type: 'string' } },
-                required: ['file'],
-              },
-            },
-          },
-        },
-        responses: { '200': ok('the file object'), '413': error, ...standard },
-      },
-    },
-    '/v1/files/{id}': {
-      get: { summary: 'A file', parameters: [fileId], responses: { '200': ok('file'), ...standard } },
-      delete: {
-        summary: 'Delete a file',
-        parameters: [fileId],
-        responses: { '200': ok('deleted'), ...standard },
-      },
-    },
-    '/v1/files/{id}/content': {
-      get: {
-        summary: "A file's bytes",
-        parameters: [fileId],
-        responses: { '200': { description: 'bytes' }, ...standard },
-      },
-    },
-    '/v1/chat/completions': {
-      post: {
-        summary: 'Run an analysis (streaming with stream: true)',
-        requestBody: json({ $ref: '#/components/schemas/ChatCompletionRequest' }),
-        responses: {
-          '200': { description: 'chat.completion, or text/event-stream of chat.completion.chunk' },
-          '409': error,
-          '502': error,
-          '504': error,
-          ...standard,
-        },
-      },
-    },
-    '/v1/threads': { get: { summary: 'List threads', responses: { '200': ok('threads'), ...standard } } },
-    '/v1/threads/{id}': {
-      get: {
-        summary: 'A thread and its runs',
-        parameters: [threadId],
-        responses: { '200': ok('thread'), ...standard },
-      },
-      delete: {
-        summary: 'Delete a thread and its workspace',
-        parameters: [threadId],
-        responses: { '200': ok('deleted'), ...standard },
-      },
-    },
-    '/v1/threads/{id}/messages': {
-      get: { summary: 'Messages', parameters: [threadId], responses: { '200': ok('messages'), ...standard } },
-    },
-    '/v1/threads/{id}/events': {
-      get: {
-        summary: 'Every stored event of every run',
-        parameters: [threadId],
-        responses: { '200': ok('events'), ...standard },
-      },
-    },
-    '/v1/threads/{id}/files': {
-      get: {
-        summary: 'Workspace files',
-        parameters: [threadId],
-        responses: { '200': ok('files'), ...standard },
-      },
-      post: {
-        summary: 'Upload into the workspace (multipart: file)',
-        parameters: [threadId],
-        responses: { '200': ok('the stored path'), '413': error, ...standard },
-      },
-    },
-    '/v1/threads/{id}/files/{path}': {
-      get: {
-        summary: 'Download a workspace file (never through a symlink)',
-        parameters: [threadId, { name: 'path', in: 'path', required: true, schema: { type: 'string' } }],
-        responses: { '200': { description: 'bytes' }, ...standard },
-      },
-    },
-    '/v1/threads/{id}/exec': {
-      post: {
-        summary: "Run a cell in the thread's sandbox",
-        parameters: [threadId],
-        requestBody: json({
-          type: 'object',
-          required: ['code'],
-          properties: {
-            code: { type: 'string' },
-            timeout: { type: 'number', minimum: 1, maximum: 30 },
-            stateful: { type: 'boolean' },
-          },
-        }),
-        responses: { '200': ok('ExecResult', { $ref: '#/components/schemas/ExecResult' }), ...standard },
-      },
-    },
-    '/v1/threads/{id}/cancel': {
-      post: {
-        summary: 'Cancel the running analysis',
-        parameters: [threadId],
-        responses: { '200': ok('cancelled'), ...standard },
-      },
-    },
-    '/v1/threads/{id}/report': {
-      get: {
-        summary: 'Report',
-        parameters: [threadId, { name: 'format', in: 'query', schema: { enum: ['md', 'html', 'pdf'] } }],
-        responses: { '200': { description: 'the report' }, ...standard },
-      },
-    },
-    '/v1/threads/{id}/notebook': {
-      get: {
-        summary: 'Jupyter notebook (nbformat 4.5)',
-        parameters: [threadId],
-        responses: { '200': { description: 'ipynb' }, ...standard },
-      },
-    },
-    '/v1/exec': {
-      post: {
-        summary: 'One-shot execution in a fresh sandbox',
-        requestBody: json({
-          type: 'object',
-          required: ['code'],
-          properties: {
-            code: { type: 'string' },
-            timeout: { type: 'number' },
-            data: {},
-            results: {},
-            source_query_ids: { type: 'array', items: { type: 'string' } },
-          },
-        }),
-        responses: { '200': ok('ExecResult', { $ref: '#/components/schemas/ExecResult' }), ...standard },
-      },
-    },
-    '/v1/admin/threads-stats': {
-      get: {
-        summary: "Counts of the caller's threads, runs and files",
-        responses: { '200': ok('stats'), ...standard },
-      },
-    },
-    '/v1/admin/cleanup-threads': {
-      post: {
-        summary: "Delete the caller's idle threads",
-        requestBody: json({ type: 'object', properties: { older_than_hours: { type: 'number' } } }),
-        responses: { '200': ok('deleted ids'), ...standard },
-      },
-    },
-    '/v1/admin/sandbox': {
-      get: { summary: 'Sandbox engine, image and pool', responses: { '200': ok('status'), ...standard } },
-    },
-  },
-} as const;
+    security: [{ bearer: [] }],
+    paths,
+  };
+  return document;
+}

@@ -16,7 +16,15 @@ import {
 } from '../../src/report/index.ts';
 import type { ExecResult, SandboxManager } from '../../src/sandbox/sandbox.ts';
 import { LocalWorkspace } from '../../src/workspace/index.ts';
-import { artifact, execResult, filesReader, PNG, PNG_BASE64, ZERO_DIVISION_OUTPUT } from './fixtures.ts';
+import {
+  artifact,
+  execResult,
+  filesReader,
+  PNG,
+  PNG_BASE64,
+  ZERO_DIVISION_ERROR,
+  ZERO_DIVISION_OUTPUT,
+} from './fixtures.ts';
 
 /**
  * The real agent loop (runAnalysis) with a scripted model and a scripted sandbox: the
@@ -104,7 +112,13 @@ describe('reports from the real agent loop', () => {
     ],
     [
       '1 / 0',
-      execResult({ status: 'error', exit_code: 1, output: ZERO_DIVISION_OUTPUT, message: 'the cell failed' }),
+      execResult({
+        status: 'error',
+        exit_code: 1,
+        output: ZERO_DIVISION_OUTPUT,
+        error: ZERO_DIVISION_ERROR,
+        message: 'the cell failed',
+      }),
     ],
   ]);
 

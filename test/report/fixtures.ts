@@ -1,6 +1,6 @@
 import type { AgentEvent, RunStatus } from '../../src/agent/events.ts';
 import { transcriptOf } from '../../src/agent/view/transcript.ts';
-import type { ReadArtifact, RunRecord } from '../../src/report/index.ts';
+import type { ReadArtifact, ThreadHistory } from '../../src/report/index.ts';
 import type { Artifact, ExecResult } from '../../src/sandbox/sandbox.ts';
 
 /** A real 1×1 PNG (a single grey pixel). */
@@ -125,7 +125,7 @@ export class RunBuilder {
     return this;
   }
 }
-export function record(title: string, question: string, ...runs: RunBuilder[]): RunRecord {
+export function record(title: string, question: string, ...runs: RunBuilder[]): ThreadHistory {
   return {
     title,
     question,
@@ -148,8 +148,20 @@ export const ZERO_DIVISION_OUTPUT = [
   '',
 ].join('\n');
 
+/** The exception the kernel reports for ZERO_DIVISION_OUTPUT (its traceback is the output's tail). */
+export const ZERO_DIVISION_ERROR = {
+  name: 'ZeroDivisionError',
+  value: 'division by zero',
+  line: 2,
+  traceback: [
+    'Traceback (most recent call last):\n',
+    '  File "<cell>", line 2, in <module>\n',
+    'ZeroDivisionError: division by zero\n',
+  ],
+};
+
 /** One run with Chinese text, a chart, an error with a traceback and a timeout. */
-export function salesRecord(): RunRecord {
+export function salesRecord(): ThreadHistory {
   const run = new RunBuilder('哪个城市的销售额最高？')
     .text('<Analyze>\n我们先读取 sales.csv，看看数据。\n</Analyze>\n')
     .cell({
@@ -172,6 +184,7 @@ export function salesRecord(): RunRecord {
         status: 'error',
         exit_code: 1,
         output: ZERO_DIVISION_OUTPUT,
+        error: ZERO_DIVISION_ERROR,
         message: 'the cell exited with status 1; the output shows why',
       }),
     })
@@ -201,7 +214,7 @@ export const HOSTILE_TEXT = [
   '![d](data:text/html;base64,PHNjcmlwdD5hbGVydCg1KTwvc2NyaXB0Pg==)',
 ].join('\n\n');
 
-export function hostileRecord(): RunRecord {
+export function hostileRecord(): ThreadHistory {
   const run = new RunBuilder('<script>alert("q")</script> what is in the file?')
     .text(`<Analyze>\n${HOSTILE_TEXT}\n</Analyze>\n`)
     .cell({

@@ -38,6 +38,29 @@ describe('cell semantics', () => {
     }
   });
 
+  test('an exception is data: its name, value, the line of the cell and the traceback', async () => {
+    const ref = session();
+    try {
+      const failed = await sandbox.runCell(ref, {
+        code: 'print("before")\nrows = {"a": 1}\n\nprint(rows["missing"])',
+      });
+      assert.equal(failed.status, 'error');
+      assert.deepEqual(
+        [failed.error?.name, failed.error?.value, failed.error?.line],
+        ['KeyError', "'missing'", 4],
+      );
+      assert.match(failed.error!.traceback.join(''), /File "<cell>", line 4, in <module>/);
+      assert.ok(
+        failed.output.endsWith(failed.error!.traceback.join('')),
+        'the output ends with the same traceback',
+      );
+      const fine = await sandbox.runCell(ref, { code: 'print(1)' });
+      assert.equal(fine.error, undefined);
+    } finally {
+      await sandbox.closeSession(ref.id);
+    }
+  });
+
   test('stateful cells keep their variables, also after an error', async () => {
     const ref = session(true);
     try {

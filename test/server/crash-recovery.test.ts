@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { startScriptedModel } from '../../src/llm/scripted/server.ts';
 import { LABELS } from '../../src/sandbox/docker/labels.ts';
+import { unmountUnder } from '../helpers/mounts.ts';
 import { docker, eventually, TEST_IMAGE } from '../helpers/sandbox.ts';
 
 /** `analyst serve` as a separate process, so it can be killed for real. */
@@ -92,11 +93,23 @@ describe('a server killed mid-run', () => {
       assert.equal(threads.data.length, 1);
       const threadId = threads.data[0]!.id;
       const thread = (await (await fetch(`${restarted.url}/v1/threads/${threadId}`)).json()) as {
-        runs: Array<{ status: string; reason: string }>;
+        runs: Array<{ id: string; status: string; reason: string }>;
       };
       assert.equal(thread.runs.length, 1);
       assert.equal(thread.runs[0]!.status, 'interrupted');
       assert.match(thread.runs[0]!.reason, /server stopped/);
+      // The runs API reads it the same way, and its events replay (the stream then ends).
+      const runPath = `${restarted.url}/v1/threads/${threadId}/runs/${thread.runs[0]!.id}`;
+      assert.equal(((await (await fetch(runPath)).json()) as { status: string }).status, 'interrupted');
+      const replay = await (await fetch(`${runPath}/events`)).text();
+      const replayed = [...replay.matchAll(/^data: (.*)$/gm)].map(
+        (m) => JSON.parse(m[1]!) as { type: string },
+      );
+      assert.equal(replayed[0]?.type, 'run-start');
+      assert.ok(
+        replayed.some((e) => e.type === 'execution-start'),
+        'the cell start replays',
+      );
       const messages = (await (await fetch(`${restarted.url}/v1/threads/${threadId}/messages`)).json()) as {
         data: Array<{ role: string; content: Array<{ text: { value: string } }> }>;
       };
@@ -127,6 +140,7 @@ describe('a server killed mid-run', () => {
       second?.kill('SIGTERM');
       if (second) await new Promise((r) => second!.once('exit', r));
       await model.close();
+      await unmountUnder(dataDir); // what the killed server left mounted
       await rm(dataDir, { recursive: true, force: true });
     }
   });

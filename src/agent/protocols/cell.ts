@@ -1,6 +1,6 @@
+import { abortError } from '../../errors/abort.ts';
 import { cellEvents, sessionCell } from '../cells.ts';
 import type { AgentProtocol } from '../protocol.ts';
-import { abortError } from './tagged.ts';
 
 /**
  * One cell the person wrote (or edited), run in the thread's sandbox as a run of its own,
@@ -16,7 +16,8 @@ export function cellProtocol(code: string, options: { timeoutMs?: number } = {})
       yield { type: 'round-start', round };
       const cell = { round, cellId: context.newId('cell'), language: 'python' as const, code, inText: false };
       const result = yield* cellEvents(cell, sessionCell(context, code, { timeoutMs: options.timeoutMs }));
-      if (result.status === 'cancelled' && context.abortSignal.aborted) throw abortError();
+      if (result.status === 'cancelled' && context.abortSignal.aborted)
+        throw abortError('the run was cancelled');
       yield {
         type: 'round-end',
         round,

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { abortError } from '../../errors/abort.ts';
 import { cellEvents, sessionCell } from '../cells.ts';
 import type { RunContext } from '../context.ts';
 import type { AgentEvent } from '../events.ts';
@@ -6,7 +7,6 @@ import { composeOfflineAnswer } from '../offline/compose-answer.ts';
 import { type Profile, parseProfileOutput, profileProgram } from '../offline/profile-program.ts';
 import type { AgentProtocol, ProtocolOutcome } from '../protocol.ts';
 import { QUERY_OUTPUT_BYTES } from '../tools/query-program.ts';
-import { abortError } from './tagged.ts';
 
 /**
  * The built-in analyst for when no model is configured (SPEC §4.1): one round that
@@ -37,7 +37,7 @@ async function* runOffline(context: RunContext): AsyncGenerator<AgentEvent, Prot
     onOutput(readable);
     return { ...exec, output: readable, output_bytes: Buffer.byteLength(readable), output_complete: true };
   });
-  if (result.status === 'cancelled' && context.abortSignal.aborted) throw abortError();
+  if (result.status === 'cancelled' && context.abortSignal.aborted) throw abortError('the run was cancelled');
   yield {
     type: 'round-end',
     round,

@@ -1,3 +1,4 @@
+import { abortError } from '../../errors/abort.ts';
 import type { ChatMessage, ProtocolName } from '../../llm/model.ts';
 import { cellEvents, outputForModel, sessionCell } from '../cells.ts';
 import type { RunContext } from '../context.ts';
@@ -115,7 +116,8 @@ async function* runTagged(
           { round, cellId, language: 'python', code, inText: true },
           sessionCell(context, code),
         );
-        if (exec.status === 'cancelled' && context.abortSignal.aborted) throw abortError();
+        if (exec.status === 'cancelled' && context.abortSignal.aborted)
+          throw abortError('the run was cancelled');
         output = outputForModel(exec);
       }
       messages.push(config.executeMessage(output));
@@ -139,10 +141,4 @@ async function initialMessages(config: TaggedProtocolConfig, context: RunContext
   return system
     ? [{ role: 'system', content: system }, ...history.filter((m) => m.role !== 'system')]
     : history;
-}
-
-export function abortError(): Error {
-  const error = new Error('the run was cancelled');
-  error.name = 'AbortError';
-  return error;
 }

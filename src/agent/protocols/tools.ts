@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { abortError } from '../../errors/abort.ts';
 import type { ChatMessage, ToolCall } from '../../llm/model.ts';
 import { cellEvents, outputForModel } from '../cells.ts';
 import type { RunContext } from '../context.ts';
@@ -10,7 +11,7 @@ import { TOOL_DEFINITIONS, TOOL_NAMES, type ToolName } from '../tools/definition
 import { runQuery } from '../tools/query-tool.ts';
 import { TurnResults } from '../tools/turn-results.ts';
 import { modelRound } from './model-round.ts';
-import { abortError, REPAIR_NOTICE } from './tagged.ts';
+import { REPAIR_NOTICE } from './tagged.ts';
 
 const QueryArgs = z.object({ sql: z.string().trim().min(1, 'sql is empty') }).strict();
 const PythonExecArgs = z
@@ -80,7 +81,7 @@ async function* runTools(context: RunContext): AsyncGenerator<AgentEvent, Protoc
     for (const call of result.toolCalls) {
       const reply = yield* handleCall(context, turn, enabled, round, call);
       messages.push({ role: 'tool', tool_call_id: call.id, content: reply });
-      if (context.abortSignal.aborted) throw abortError();
+      if (context.abortSignal.aborted) throw abortError('the run was cancelled');
     }
   }
 }

@@ -1,12 +1,12 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { type DocumentFormat, renderDocuments } from '../documents.ts';
 import { ArtifactTooLargeError } from '../errors/artifact-too-large-error.ts';
-import type { RunRecord } from '../record.ts';
+import type { ThreadHistory } from '../record.ts';
 import { prefixedReader, withArtifactPrefix } from '../relocate.ts';
 
 /** What the main thread sends: the record, and the artifact bytes it read (within the budget). */
 export interface RenderJob {
-  record: RunRecord;
+  record: ThreadHistory;
   linkPrefix: string;
   /** By workspace path: the bytes read, or a size for files that were too large to read. */
   files: Record<string, Uint8Array | number>;

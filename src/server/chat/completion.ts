@@ -14,7 +14,7 @@ interface Meta {
 }
 
 /** OpenAI's finish_reason for how a run ended. */
-export function finishReasonOf(status: string): 'stop' | 'length' {
+export function openAiFinishReason(status: string): 'stop' | 'length' {
   return status === 'capped' ? 'length' : 'stop';
 }
 
@@ -89,7 +89,7 @@ export function completion(
           files,
           ...(grounding ? { grounding } : {}),
         },
-        finish_reason: finishReasonOf(end.status),
+        finish_reason: openAiFinishReason(end.status),
       },
     ],
     usage: end.usage,
@@ -116,7 +116,7 @@ export function finalChunk(
   extras: Omit<CompletionExtras, 'attachedFiles'>,
 ) {
   const { threadId, files, grounding } = extras;
-  return chunk(meta, { thread_id: threadId, files }, finishReasonOf(end.status), {
+  return chunk(meta, { thread_id: threadId, files }, openAiFinishReason(end.status), {
     thread_id: threadId,
     files,
     generated_files: files,

@@ -1,17 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
-import { InvalidInputError } from '../../errors/index.ts';
 import type { AppDeps } from '../deps.ts';
-
-const CleanupBody = z
-  .object({
-    older_than_hours: z
-      .number()
-      .min(0)
-      .max(24 * 3650)
-      .optional(),
-  })
-  .strict();
+import { validate } from '../validate.ts';
+import { CleanupBodySchema } from '../wire/requests.ts';
 
 /** Operations on the caller's own threads, and the sandbox's state. */
 export function registerAdminRoutes(app: FastifyInstance, deps: AppDeps): void {
@@ -21,12 +11,8 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDeps): void {
   }));
 
   app.post('/v1/admin/cleanup-threads', async (request) => {
-    const parsed = CleanupBody.safeParse(request.body ?? {});
-    if (!parsed.success)
-      throw new InvalidInputError(`older_than_hours: ${parsed.error.issues[0]!.message}`, {
-        param: 'older_than_hours',
-      });
-    const hours = parsed.data.older_than_hours ?? 24;
+    const body = validate(CleanupBodySchema, request.body ?? {});
+    const hours = body.older_than_hours ?? 24;
     const stale = await deps.store.staleThreads(request.owner, Date.now() - hours * 3600_000);
     const deleted: string[] = [];
     for (const thread of stale) {

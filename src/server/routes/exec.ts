@@ -1,23 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import type { AppDeps } from '../deps.ts';
 import { abortOnHangUp } from '../hang-up.ts';
 import { validate } from '../validate.ts';
-
-export const ExecBodySchema = z
-  .object({
-    code: z.string(),
-    /** Seconds, 1–30 (default 30). */
-    timeout: z.number().optional(),
-    data: z.unknown().optional(),
-    results: z.unknown().optional(),
-    source_query_ids: z.array(z.string()).optional(),
-  })
-  .strict();
-
-export const ThreadExecBodySchema = z
-  .object({ code: z.string(), timeout: z.number().optional(), stateful: z.boolean().optional() })
-  .strict();
+import { ExecBodySchema, ThreadExecBodySchema } from '../wire/requests.ts';
 
 const seconds = (timeout: number | undefined) =>
   timeout === undefined ? undefined : Math.round(timeout * 1000);

@@ -5,9 +5,10 @@ import type { FileRecord } from '../../store/store.ts';
 import type { AppDeps } from '../deps.ts';
 import { newId } from '../ids.ts';
 import { safeFilename } from '../services/safe-filename.ts';
+import type { FileObject } from '../wire/objects.ts';
 import { listOf, pageOf } from './pagination.ts';
 
-export function fileObject(file: FileRecord) {
+export function fileObject(file: FileRecord): FileObject {
   return {
     id: file.id,
     object: 'file',

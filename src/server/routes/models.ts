@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { ModelEntry } from '../../llm/model.ts';
 import type { AppDeps } from '../deps.ts';
+import type { ModelObject } from '../wire/objects.ts';
 
 const STARTED = Math.floor(Date.now() / 1000);
 
-function modelObject(entry: ModelEntry, isDefault: boolean) {
+function modelObject(entry: ModelEntry, isDefault: boolean): ModelObject {
   return {
     id: entry.id,
     object: 'model',

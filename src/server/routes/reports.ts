@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import type { AppDeps } from '../deps.ts';
 import { baseUrl, threadFileUrl } from '../file-links.ts';
 import type { ReportFormat } from '../services/report-service.ts';
 import { validate } from '../validate.ts';
+import { ReportQuerySchema } from '../wire/requests.ts';
 import { contentDisposition } from './files.ts';
 
 const TYPES: Record<ReportFormat, string> = {
@@ -12,18 +12,10 @@ const TYPES: Record<ReportFormat, string> = {
   pdf: 'application/pdf',
 };
 
-const ReportQuery = z
-  .object({
-    format: z
-      .enum(['md', 'html', 'pdf'], { errorMap: () => ({ message: 'must be md, html or pdf' }) })
-      .default('md'),
-  })
-  .passthrough();
-
 /** A thread's report (Markdown, self-contained HTML, PDF) and notebook, rendered from its events. */
 export function registerReportRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.get<{ Params: { id: string } }>('/v1/threads/:id/report', async (request, reply) => {
-    const { format } = validate(ReportQuery, request.query ?? {}, 'the query');
+    const { format } = validate(ReportQuerySchema, request.query ?? {}, 'the query');
     const thread = await deps.threads.get(request.owner, request.params.id);
     const workspace = await deps.threads.workspace(thread);
     // Links in the report point at the thread's file downloads.

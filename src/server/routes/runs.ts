@@ -1,16 +1,17 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import { NotFoundError } from '../../errors/index.ts';
 import { samplingFromWire } from '../../llm/sampling.ts';
 import type { RunRecord } from '../../store/store.ts';
-import { ChatRequestSchema, conversationOf, fileIdsOf } from '../chat/request.ts';
+import { conversationOf, fileIdsOf } from '../chat/request.ts';
 import type { AppDeps } from '../deps.ts';
 import { baseUrl, threadFileUrl } from '../file-links.ts';
 import { corsHeaders, SseStream } from '../sse.ts';
 import { validate } from '../validate.ts';
+import type { RunObject } from '../wire/objects.ts';
+import { RunEventsQuerySchema, RunRequestSchema } from '../wire/requests.ts';
 
 /** The runs API's run object. */
-export function runObject(run: RunRecord) {
+export function runObject(run: RunRecord): RunObject {
   return {
     id: run.id,
     object: 'thread.run',
@@ -30,33 +31,6 @@ export function runEventsUrl(base: string, threadId: string, runId: string): str
   return `${base}/v1/threads/${threadId}/runs/${runId}/events`;
 }
 
-/** A run's body: a chat request's messages, model, files and options — or one cell to run. */
-export const RunRequestSchema = ChatRequestSchema.omit({
-  messages: true,
-  stream: true,
-  stream_options: true,
-  thread_id: true,
-  background: true,
-})
-  .extend({
-    messages: ChatRequestSchema.shape.messages.optional(),
-    /** A system prompt put before the conversation. */
-    system: z.string().max(100_000).optional(),
-    stateful: z.boolean().optional(),
-    cell: z
-      .object({
-        code: z.string().min(1, 'cell.code is empty'),
-        /** Seconds, 1–30. */
-        timeout: z.number().min(1).max(30).optional(),
-      })
-      .strict()
-      .optional(),
-  })
-  .refine((body) => (body.messages === undefined) !== (body.cell === undefined), {
-    message: 'send either "messages" (an analysis) or "cell" (one cell to run), not both',
-  });
-
-const EventsQuery = z.object({ after: z.coerce.number().int().min(-1).optional() }).passthrough();
 const HEARTBEAT_MS = 15_000;
 
 type RunParams = { Params: { id: string; run_id: string } };
@@ -122,7 +96,7 @@ export function registerRunRoutes(app: FastifyInstance, deps: AppDeps): void {
 
   app.get<RunParams>('/v1/threads/:id/runs/:run_id/events', async (request, reply) => {
     const run = await runOf(deps, request);
-    const query = validate(EventsQuery, request.query ?? {}, 'the query');
+    const query = validate(RunEventsQuerySchema, request.query ?? {}, 'the query');
     const header = request.headers['last-event-id'];
     const resumeAt =
       header !== undefined && /^-?\d+$/.test(String(header).trim()) ? Number(header) : undefined;

@@ -1,12 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import type { MessageRecord, ThreadRecord } from '../../store/store.ts';
 import type { AppDeps } from '../deps.ts';
 import { validate } from '../validate.ts';
+import type { MessageObject, ThreadObject } from '../wire/objects.ts';
+import { CreateThreadSchema, ThreadListQuerySchema, UpdateThreadSchema } from '../wire/requests.ts';
 import { listOf, pageOf } from './pagination.ts';
 import { runObject } from './runs.ts';
 
-export function threadObject(thread: ThreadRecord, busy: boolean) {
+export function threadObject(thread: ThreadRecord, busy: boolean): ThreadObject {
   return {
     id: thread.id,
     object: 'thread',
@@ -18,7 +19,7 @@ export function threadObject(thread: ThreadRecord, busy: boolean) {
   };
 }
 
-function messageObject(message: MessageRecord) {
+function messageObject(message: MessageRecord): MessageObject {
   return {
     id: message.id,
     object: 'thread.message',
@@ -30,27 +31,6 @@ function messageObject(message: MessageRecord) {
     run_id: message.run_id,
   };
 }
-
-const Metadata = z
-  .record(z.unknown())
-  .refine((m) => JSON.stringify(m).length <= 64 * 1024, 'metadata must be at most 64 KB of JSON');
-const Title = z.string().trim().max(200, 'title must be at most 200 characters');
-
-export const CreateThreadSchema = z
-  .object({
-    title: Title.nullable().optional(),
-    metadata: Metadata.optional(),
-    /** Uploaded files to copy into the new thread's workspace. */
-    file_ids: z.array(z.string()).max(100).optional(),
-  })
-  .strict();
-
-export const UpdateThreadSchema = z
-  .object({ title: Title.nullable().optional(), metadata: Metadata.optional() })
-  .strict()
-  .refine((b) => b.title !== undefined || b.metadata !== undefined, 'send "title" and/or "metadata"');
-
-const ListQuery = z.object({ q: z.string().max(200).optional() }).passthrough();
 
 type ThreadParams = { Params: { id: string } };
 
@@ -69,7 +49,7 @@ export function registerThreadRoutes(app: FastifyInstance, deps: AppDeps): void 
 
   app.get('/v1/threads', async (request) => {
     const page = pageOf(request.query);
-    const { q } = validate(ListQuery, request.query ?? {}, 'the query');
+    const { q } = validate(ThreadListQuerySchema, request.query ?? {}, 'the query');
     const threads = await deps.store.listThreads(request.owner, { ...page, limit: page.limit + 1, query: q });
     return listOf(threads, page.limit, (t) => threadObject(t, deps.runs.isBusy(t.id)));
   });

@@ -1,7 +1,7 @@
 import { artifactsOf } from '../../agent/events.ts';
 import { DEFAULT_REPORT_IMAGE_BYTES } from '../../report/image-budget.ts';
 import { imageKindOf } from '../../report/images.ts';
-import { type RenderedDocuments, type RunRecord, renderPdf } from '../../report/index.ts';
+import { type RenderedDocuments, renderPdf, type ThreadHistory } from '../../report/index.ts';
 import { renderInWorker } from '../../report/worker/render-in-worker.ts';
 import type { Store, ThreadRecord } from '../../store/store.ts';
 import type { Workspace } from '../../workspace/workspace.ts';
@@ -30,7 +30,7 @@ export class ReportService {
   }
 
   /** The thread's record: its title, first question, model and every event. */
-  async record(thread: ThreadRecord): Promise<RunRecord> {
+  async record(thread: ThreadRecord): Promise<ThreadHistory> {
     const messages = await this.store.listMessages(thread.id);
     const runs = await this.store.listRuns(thread.id);
     const question = messages.find((m) => m.role === 'user')?.content ?? '';
@@ -106,7 +106,7 @@ export class ReportService {
    * budget is spent; larger or later ones are given by size only (they will be linked).
    */
   private async imageFiles(
-    record: RunRecord,
+    record: ThreadHistory,
     workspace: Workspace,
   ): Promise<Record<string, Uint8Array | number>> {
     const files: Record<string, Uint8Array | number> = {};

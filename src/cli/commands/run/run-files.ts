@@ -5,10 +5,10 @@ import { questionTitle } from '../../../agent/prompt/instruction.ts';
 import {
   notebookJson,
   prefixedReader,
-  type RunRecord,
   renderHtmlReport,
   renderMarkdownReport,
   renderNotebook,
+  type ThreadHistory,
   withArtifactPrefix,
 } from '../../../report/index.ts';
 import { LocalWorkspace } from '../../../workspace/index.ts';
@@ -75,7 +75,7 @@ export async function writeRunFiles(dir: string, events: AgentEvent[]): Promise<
     await writeFile(join(dir, files.answer), withNewline(end.answer));
   }
   const question = start?.question ?? '';
-  const record: RunRecord = {
+  const record: ThreadHistory = {
     title: questionTitle(question) || 'Analysis',
     question,
     model: start?.model ?? 'unknown',
