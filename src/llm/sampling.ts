@@ -44,12 +44,12 @@ export const SamplingWireShape = {
     .nullable()
     .optional(),
   logit_bias: z.record(z.number().min(-100).max(100)).optional(),
-  top_k: z.number().int().min(-1).optional(),
-  min_p: z.number().min(0).max(1).optional(),
-  repetition_penalty: z.number().gt(0).max(10).optional(),
-  length_penalty: z.number().optional(),
-  min_tokens: z.number().int().nonnegative().optional(),
-  bad_words: z.array(z.string()).optional(),
+  top_k: z.number().int().min(-1).optional().describe('vLLM'),
+  min_p: z.number().min(0).max(1).optional().describe('vLLM'),
+  repetition_penalty: z.number().gt(0).max(10).optional().describe('vLLM'),
+  length_penalty: z.number().optional().describe('vLLM'),
+  min_tokens: z.number().int().nonnegative().optional().describe('vLLM'),
+  bad_words: z.array(z.string()).optional().describe('vLLM'),
 };
 export const SamplingWireSchema = z.object(SamplingWireShape).strict();
 export type SamplingWire = z.infer<typeof SamplingWireSchema>;

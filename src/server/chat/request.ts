@@ -34,7 +34,12 @@ export const ChatRequestSchema = z
     thread_id: z.string().optional(),
     ...SamplingWireShape,
     /** `repair`: one more round to compute or remove numbers that appear in no output (SPEC §4.6). */
-    grounding: z.enum(['check', 'repair', 'off']).optional(),
+    grounding: z
+      .enum(['check', 'repair', 'off'])
+      .optional()
+      .describe(
+        'check (default): the final answer’s numbers come back as `grounding`; repair: one more round asks the model to compute or remove those that appear in no output; off',
+      ),
     /** Run on after the client hangs up; the response says where to follow the run. */
     background: z.boolean().optional(),
   })
