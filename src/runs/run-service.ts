@@ -36,7 +36,7 @@ export interface StartRun {
   fileUrl?: (path: string) => string;
   /** The client's sampling options (temperature, top_p, max_tokens, seed, …), sent with every model call. */
   sampling?: SamplingOptions;
-  /** How the answer's numbers are checked (SPEC §4.6). Default `check`. */
+  /** How the answer's numbers are checked (SPEC §4.6). Default: the model's setting, else `check`. */
   grounding?: GroundingMode;
 }
 
@@ -263,7 +263,7 @@ export class RunService {
         fileUrl: request.fileUrl,
         runId: live.id,
         sampling: request.sampling,
-        grounding: request.grounding,
+        grounding: request.grounding ?? request.entry.grounding,
         readTextFile: readTextFrom(workspace),
       });
       for await (const event of events) await emit(event);

@@ -58,7 +58,7 @@ export function registerChatRoutes(app: FastifyInstance, deps: AppDeps): void {
         model,
         fileUrl,
         sampling: samplingOf(body),
-        grounding: body.grounding ?? entry.grounding ?? 'check',
+        grounding: body.grounding,
       },
       reservation,
     );

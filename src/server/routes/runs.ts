@@ -71,7 +71,7 @@ export function registerRunRoutes(app: FastifyInstance, deps: AppDeps): void {
         },
         fileUrl: (path) => threadFileUrl(base, thread.id, path),
         sampling: samplingFromWire(body),
-        grounding: body.grounding ?? entry.grounding ?? 'check',
+        grounding: body.grounding,
       },
       reservation,
     );
