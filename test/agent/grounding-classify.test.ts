@@ -88,6 +88,36 @@ describe('grounding: grounded, derived, ungrounded, ignored', () => {
     assert.match(formula('26.4%'), /^\(0\.385 − 0\.523\) \/ 0\.523 × 100 = -26\.38/);
   });
 
+  test('an odds ratio as a percent change, a share of a printed total, a decimal without its zero', () => {
+    const evidence = output(
+      'Number of rows: 600\nA_hard    386\nB_easy    214\nOR treatment 1.8382, P>|z| col: see below\npvalue=0.0053\n',
+    );
+    const numbers = groundAnswer({
+      answer:
+        'The treatment raises the odds of success by 84% (p < .01); about 64% of students (64.3%) are in A_hard.',
+      question: '',
+      evidence,
+    });
+    assert.deepEqual(
+      numbers.map((n) => [n.text, n.status, n.source?.formula]),
+      [
+        ['84%', 'derived', '(1.8382 − 1) × 100 = 84%'],
+        ['< .01', 'grounded', undefined],
+        ['64%', 'derived', '386 / 600 × 100 = 64.3333'],
+        ['64.3%', 'derived', '386 / 600 × 100 = 64.3333'],
+      ],
+    );
+    // A share needs its part printed by the cell that printed the total.
+    const apart: Evidence = {
+      texts: [
+        { cellId: 'cell-1', kind: 'output', text: 'Number of rows: 600' },
+        { cellId: 'cell-2', kind: 'output', text: 'A_hard    386' },
+      ],
+      rows: [],
+    };
+    assert.deepEqual(statuses('64.3% are in A_hard', apart), ['64.3%: ungrounded']);
+  });
+
   test('a number in no output, not derivable from the quoted ones, is ungrounded', () => {
     const numbers = groundAnswer({
       answer: 'The treatment raised success by 15% (OR=1.15, 95% CI [1.08-1.22], p<0.01).',

@@ -111,7 +111,17 @@ export function groundAnswer(input: GroundAnswerInput): GroundedNumber[] {
       const [lo, hi] = widen(number.lo, number.hi);
       const kind = number.unit ?? (number.percent ? 'percent' : 'plain');
       const derivation = deriver.derive({ lo, hi, kind, position: number.start });
-      if (!derivation) return;
+      if (!derivation) {
+        const share = kind === 'percent' && pass === 2 ? shareOfTotal(index, lo, hi) : undefined;
+        if (share)
+          results[i] = {
+            text: number.text,
+            value: number.value,
+            status: 'derived',
+            source: { cell_id: index.cellOf(share.total), formula: share.formula },
+          };
+        return;
+      }
       const [first] = derivation.operands;
       results[i] = {
         text: number.text,
@@ -160,8 +170,8 @@ class OperandSet {
 }
 
 /**
- * A percent claim from a fraction (`0.4265` → 42.65%) or from the rest of one (`0.3` → 70%),
- * or a fraction claim from a percent.
+ * A percent claim from a fraction (`0.4265` → 42.65%), from the rest of one (`0.3` → 70%) or
+ * from a ratio's excess over 1 (`1.8382` → 84% higher), or a fraction claim from a percent.
  */
 function unitChange(
   index: SourceIndex,
@@ -172,14 +182,41 @@ function unitChange(
   if (number.percent) {
     const entry = index.find(lo / 100, hi / 100, { accept: (e) => !e.percent && e.magnitude <= 1.5 });
     if (entry) return { entry, formula: `${entry.literal} × 100 = ${number.text}` };
-    // The rest of a share: a 70% training split from test_size=0.3.
+    // The rest of a share: a 70% training split from test_size=0.3; or what a ratio above 1
+    // adds: odds 84% higher for an odds ratio of 1.8382.
     if (hi <= 100) {
       const rest = index.find(1 - hi / 100, 1 - lo / 100, { accept: (e) => !e.percent && e.magnitude < 1 });
       if (rest) return { entry: rest, formula: `(1 − ${rest.literal}) × 100 = ${number.text}` };
     }
+    const ratio = index.find(1 + lo / 100, 1 + hi / 100, { accept: (e) => !e.percent && e.decimals >= 2 });
+    if (ratio) return { entry: ratio, formula: `(${ratio.literal} − 1) × 100 = ${number.text}` };
   } else if (hi <= 1.5) {
     const entry = index.find(lo * 100, hi * 100, { accept: (e) => e.percent });
     if (entry) return { entry, formula: `${entry.literal} ÷ 100 = ${number.text}` };
+  }
+  return undefined;
+}
+
+/**
+ * A share of a printed total that the answer does not quote: `64.3%` for `386` of the `600` in
+ * `Number of rows: 600`. The part must be a count printed by the same cell as the total.
+ */
+function shareOfTotal(
+  index: SourceIndex,
+  lo: number,
+  hi: number,
+): { total: SourceEntry; formula: string } | undefined {
+  if (lo <= 0 || hi >= 100) return undefined;
+  for (const total of index.totals) {
+    const part = index.find((lo * total.magnitude) / 100, (hi * total.magnitude) / 100, {
+      accept: (e) =>
+        e !== total && e.evidence === total.evidence && !e.fromRows && e.decimals === 0 && !e.percent,
+    });
+    if (part)
+      return {
+        total,
+        formula: `${part.literal} / ${total.literal} × 100 = ${Number(((100 * part.magnitude) / total.magnitude).toPrecision(6))}`,
+      };
   }
   return undefined;
 }

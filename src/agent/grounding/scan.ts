@@ -23,8 +23,9 @@ export interface NumberToken {
   scientific: boolean;
 }
 
-// A digit run not glued to a word before it (`r12`, `x_2`, `H2O` are names, not numbers).
-const DIGITS = /(?<![A-Za-z_\d.])(\d{1,3}(?:,\d{3})+(?!\d|,\d)|\d+)(\.\d+)?/g;
+// A digit run not glued to a word before it (`r12`, `x_2`, `H2O` are names, not numbers), or
+// a decimal written without its leading zero (`p < .05`, `r = .45`).
+const DIGITS = /(?<![A-Za-z_\d.])(?:(\d{1,3}(?:,\d{3})+(?!\d|,\d)|\d+)(\.\d+)?|(\.\d+))/g;
 // Sticky: tried at the end of a digit run, without copying the text after it.
 const EXPONENT = /[eE]([-+]?\d{1,3})(?![\w])/y;
 const POWER_OF_TEN = /\s?[×xX*]\s?10(?:\^\(?([-+−]?\d{1,3})\)?|([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))/y;
@@ -50,7 +51,10 @@ export function scanNumbers(text: string): NumberToken[] {
   const tokens: NumberToken[] = [];
   DIGITS.lastIndex = 0;
   for (let match = DIGITS.exec(text); match; match = DIGITS.exec(text)) {
-    const [whole, integer = '', fraction = ''] = match;
+    const whole = match[0];
+    const bare = match[3];
+    const integer = bare ? '0' : (match[1] ?? '');
+    const fraction = bare ?? match[2] ?? '';
     let start = match.index;
     let end = start + whole.length;
     const digits = integer.replace(/,/g, '');

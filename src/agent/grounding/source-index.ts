@@ -32,6 +32,9 @@ const P_LABEL_BEFORE =
   /(?:p[-_ ]?val(?:ue)?s?|(?<![A-Za-z])p|prob(?:ability)?(?:\s*\([^)]*\))?|PR\(>F\)|p值|显著性)\s*[:=：]?\s*[<>=]?\s*$/i;
 const P_COLUMN_HEADER = /P>\|[zt]\||PR\(>F\)|\bp[-_]?values?\b|\bp[-_]?val\b/gi;
 const NUMERIC_STRING = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
+const TOTAL_LABEL =
+  /\b(?:total|count|rows|observations|samples|records|entries|shape|sum|n\s*=|number of)\b|合计|总|行数|样本/i;
+const MAX_TOTALS = 16;
 /** How many entries one lookup examines at most (a claim like "0" may match thousands). */
 const MAX_CANDIDATES = 256;
 
@@ -41,6 +44,8 @@ const MAX_CANDIDATES = 256;
  */
 export class SourceIndex {
   readonly entries: SourceEntry[] = [];
+  /** Printed counts that look like totals (`Number of rows: 600`, `count 600`, `Shape: (300, 8)`), largest first. */
+  readonly totals: SourceEntry[] = [];
   private readonly magnitudes: Float64Array;
   /** Entries by line, keyed `evidence × 2²⁰ + line`. */
   private readonly byLine = new Map<number, number[]>();
@@ -49,6 +54,8 @@ export class SourceIndex {
     for (const [index, text] of evidence.texts.entries()) this.addText(text, index);
     for (const [index, rows] of evidence.rows.entries()) this.addRows(rows.rows, index);
     this.entries.sort((a, b) => a.magnitude - b.magnitude);
+    this.totals.sort((a, b) => b.magnitude - a.magnitude);
+    this.totals.length = Math.min(this.totals.length, MAX_TOTALS);
     this.magnitudes = Float64Array.from(this.entries, (e) => e.magnitude);
     this.entries.forEach((entry, i) => {
       if (entry.fromRows) return;
@@ -135,6 +142,7 @@ export class SourceIndex {
     const pColumns = pValueColumns(text, lineStarts);
     let line = -1;
     let lineMayLabelP = false;
+    let lineNamesTotal = false;
     for (const token of scanNumbers(text)) {
       let moved = false;
       while (line + 1 < lineStarts.length && lineStarts[line + 1]! <= token.start) {
@@ -143,7 +151,9 @@ export class SourceIndex {
       }
       if (moved) {
         const end = line + 1 < lineStarts.length ? lineStarts[line + 1]! : text.length;
-        lineMayLabelP = /[pP值性]/.test(text.slice(lineStarts[line]!, end));
+        const content = text.slice(lineStarts[line]!, end);
+        lineMayLabelP = /[pP值性]/.test(content);
+        lineNamesTotal = evidence.kind !== 'code' && TOTAL_LABEL.test(content);
       }
       const lineStart = lineStarts[line]!;
       // A percentile row label, as pandas' describe() prints `25%`, `50%`, `75%`: not data.
@@ -174,6 +184,8 @@ export class SourceIndex {
         rank: RANK[evidence.kind],
         order: index,
       });
+      if (lineNamesTotal && token.decimals === 0 && !token.percent && token.value >= 10)
+        this.totals.push(this.entries[this.entries.length - 1]!);
     }
   }
 
