@@ -8,6 +8,7 @@ const suites: Record<string, () => Promise<void>> = {
   api: async () => (await import('./api.ts')).runApiBench(),
   eval: async () => (await import('./eval.ts')).runEvalBench(),
   ui: async () => (await import('./ui.ts')).runUiBench(),
+  grounding: async () => (await import('./grounding.ts')).runGroundingBench(),
 };
 
 const name = process.argv[2];

@@ -14,9 +14,11 @@ export interface CommandIO {
 }
 
 export function processIO(abortSignal: AbortSignal): CommandIO {
+  const stdout = closedQuietly(process.stdout);
+  const stderr = closedQuietly(process.stderr);
   return {
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
+    stdout: (text) => stdout.write(text),
+    stderr: (text) => stderr.write(text),
     readStdin: async () => {
       const chunks: Buffer[] = [];
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
@@ -34,4 +36,22 @@ export function wantsColor(env: Record<string, string | undefined>, isTTY: boole
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
   return isTTY && env.TERM !== 'dumb';
+}
+
+/**
+ * A standard stream that a reader may close (`analyst exec --json … | head -c 100`): once it
+ * is gone, what is left to write is dropped and the command ends as it would have, with no
+ * EPIPE stack trace. Any other write error still surfaces.
+ */
+function closedQuietly(stream: NodeJS.WriteStream): { write: (text: string) => void } {
+  let open = true;
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+    open = false;
+  });
+  return {
+    write: (text) => {
+      if (open && !stream.destroyed) stream.write(text);
+    },
+  };
 }

@@ -1,5 +1,6 @@
 import type { Artifact } from '../sandbox/sandbox.ts';
 import { appendixMarkdown, endingSentence } from './appendix.ts';
+import { markUngrounded } from './grounding-marks.ts';
 import { artifactExists, baseName, imageKindOf } from './images.ts';
 import {
   blockquote,
@@ -66,8 +67,11 @@ function answerMarkdown(view: ThreadView): string[] {
   }
   if (run.question.trim() !== view.question.trim())
     parts.push(`*In reply to:* ${escapeInline(run.question)}`);
-  if (run.answer !== undefined) parts.push(proseMarkdown(run.answer));
-  else parts.push(`**No answer.** ${endingSentence(run)}`);
+  if (run.answer !== undefined) {
+    const marked = markUngrounded(run.answer, run.grounding);
+    parts.push(proseMarkdown(marked.text));
+    if (marked.note) parts.push(blockquote(`*${marked.note}*`));
+  } else parts.push(`**No answer.** ${endingSentence(run)}`);
   const later = view.runs.slice(main + 1);
   if (later.length > 0) {
     parts.push('## Later in this thread');

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunLimits } from '../agent/budget.ts';
 import type { AgentEvent } from '../agent/events.ts';
-import type { ChatMessage, LanguageModel, ModelEntry } from '../llm/model.ts';
+import type { ChatMessage, GroundingMode, LanguageModel, ModelEntry } from '../llm/model.ts';
 import type { SandboxManager } from '../sandbox/sandbox.ts';
 import { SqliteStore } from '../store/sqlite/sqlite-store.ts';
 import type { ThreadRecord } from '../store/store.ts';
@@ -70,6 +70,7 @@ export class LocalRuns {
       stateful?: boolean;
       limits?: Partial<RunLimits>;
       fileUrl?: (path: string) => string;
+      grounding?: GroundingMode;
       abortSignal?: AbortSignal;
     },
   ): AsyncGenerator<AgentEvent, void> {

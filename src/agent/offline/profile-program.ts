@@ -82,6 +82,7 @@ export function profileProgram(marker: string): string {
             counts = frame[column].astype(str).where(frame[column].notna()).value_counts().head(5)
             if len(counts):
                 table["top_values"][str(column)] = [[str(k), int(v)] for k, v in counts.items()]
+                print("most frequent %s: %s" % (column, ", ".join("%s (%d)" % (k, v) for k, v in counts.items())))
         if table["missing"]:
             print("missing values:", table["missing"])
         if numeric.shape[1] >= 2:

@@ -3,7 +3,7 @@ import type { AgentEvent } from '../../../agent/events.ts';
 import { parseDisallowedTools } from '../../../agent/tools/definitions.ts';
 import { InvalidInputError } from '../../../errors/index.ts';
 import { UnknownModelError } from '../../../llm/errors/unknown-model-error.ts';
-import type { LanguageModel, ModelEntry } from '../../../llm/model.ts';
+import type { GroundingMode, LanguageModel, ModelEntry } from '../../../llm/model.ts';
 import { loadModelRegistry } from '../../../llm/registry.ts';
 import { LocalRuns } from '../../../runs/local-runs.ts';
 import { createDockerSandbox } from '../../../sandbox/docker/manager.ts';
@@ -17,7 +17,7 @@ import { EventLog, outputFolderLink, type RunFiles, WORKSPACE_FOLDER, writeRunFi
 import { openRunWorkspace } from './run-workspace.ts';
 
 export const usage =
-  'analyst run FILE… --question TEXT [--model ID] [--out DIR] [--models FILE] [--stateful] [--json]';
+  'analyst run FILE… --question TEXT [--model ID] [--out DIR] [--models FILE] [--grounding check|repair|off] [--stateful] [--json]';
 
 export const summary =
   'one-shot analysis: copy FILEs into a new folder, answer the question, write report, notebook and artifacts there';
@@ -41,9 +41,18 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
       models: { type: 'string' },
       stateful: { type: 'boolean' },
       json: { type: 'boolean' },
+      grounding: { type: 'string' },
     },
     usage,
   );
+  const grounding = values.grounding;
+  if (grounding !== undefined && !isGroundingMode(grounding))
+    throw new InvalidInputError(
+      `--grounding must be check, repair or off (got "${grounding}")\nusage: ${usage}`,
+      {
+        param: 'grounding',
+      },
+    );
   if (positionals.length === 0)
     throw new InvalidInputError(`give at least one data file to analyse\nusage: ${usage}`, { param: 'file' });
   const question = values.question?.trim();
@@ -80,6 +89,7 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
       stateful: values.stateful ?? false,
       fileUrl: outputFolderLink,
       abortSignal: io.abortSignal,
+      grounding: grounding ?? entry.grounding ?? 'check',
     });
     for await (const event of stream) {
       events.push(event);
@@ -160,4 +170,8 @@ function whereItWent(dir: string, files: RunFiles, inputs: InputFile[], events: 
 function shown(path: string): string {
   const rel = relative(process.cwd(), path);
   return rel && !rel.startsWith('..') ? `./${rel}` : path;
+}
+
+function isGroundingMode(value: string): value is GroundingMode {
+  return value === 'check' || value === 'repair' || value === 'off';
 }
