@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
@@ -9,7 +9,7 @@ import { type ScriptedModel, startScriptedModel } from '../src/llm/scripted/inde
 import { sandboxImage } from '../src/sandbox/docker/engine.ts';
 import { createDockerSandbox, type DockerSandboxManager } from '../src/sandbox/docker/manager.ts';
 import type { SessionRef } from '../src/sandbox/sandbox.ts';
-import { prepareWorkspaceDir } from '../src/sandbox/workspace/prepare-workspace.ts';
+import { LoopWorkspaceStore } from '../src/workspace/index.ts';
 import { type BenchLine, round, sleep, summarise } from './stats.ts';
 
 /**
@@ -58,9 +58,9 @@ function emit(line: BenchLine): BenchLine {
 
 export async function runAgentBench(): Promise<void> {
   const root = await mkdtemp(join(tmpdir(), 'analyst-bench-agent-'));
-  const workspaceDir = join(root, 'ws');
-  await prepareWorkspaceDir(workspaceDir, { create: true });
-  await writeFile(join(workspaceDir, 'numbers.csv'), 'a,b\n1,2\n3,4\n');
+  const workspaces = await LoopWorkspaceStore.create({ root });
+  const workspace = await workspaces.create();
+  await workspace.write('numbers.csv', Buffer.from('a,b\n1,2\n3,4\n'));
   // Agent and peer analyses alternate; each takes K code turns and one answer turn, in order.
   const analyses = 2 * (WARMUP + N);
   const server = await startScriptedModel({
@@ -76,7 +76,7 @@ export async function runAgentBench(): Promise<void> {
   const setup: Setup = {
     server,
     sandbox,
-    session: { id: 'bench-agent', workspaceDir },
+    session: { id: 'bench-agent', workspace },
     model: new OpenAICompatibleModel({ id: 'scripted', baseUrl: server.url, upstreamModel: 'scripted' }),
     client: new OpenAI({
       baseURL: server.url,
@@ -108,6 +108,7 @@ export async function runAgentBench(): Promise<void> {
   } finally {
     await sandbox.close();
     await server.close();
+    await workspaces.close();
     await rm(root, { recursive: true, force: true });
   }
 

@@ -10,7 +10,8 @@ import { resolveDockerEndpoint } from '../src/sandbox/docker/endpoint.ts';
 import { dockerClient, sandboxImage } from '../src/sandbox/docker/engine.ts';
 import { createDockerSandbox, type DockerSandboxManager } from '../src/sandbox/docker/manager.ts';
 import { DEFAULT_LIMITS } from '../src/sandbox/limits.ts';
-import { prepareWorkspaceDir } from '../src/sandbox/workspace/prepare-workspace.ts';
+import type { SessionRef } from '../src/sandbox/sandbox.ts';
+import { LoopWorkspaceStore } from '../src/workspace/index.ts';
 import { type BenchLine, round, sample, sleep, summarise } from './stats.ts';
 
 const run = promisify(execFile);
@@ -36,14 +37,14 @@ export async function runSandboxBench(): Promise<void> {
   const endpoint = resolveDockerEndpoint();
   const docker = dockerClient(endpoint);
   const root = await mkdtemp(join(tmpdir(), 'analyst-bench-'));
-  const workspaceDir = join(root, 'ws');
-  await prepareWorkspaceDir(workspaceDir, { create: true });
+  const workspaces = await LoopWorkspaceStore.create({ root });
+  const workspace = await workspaces.create();
   const sandbox = await createDockerSandbox({
     image,
     docker,
     endpoint,
     pool: { session: 1, ephemeral: 1 },
-    workspacesDir: join(root, 'pool'),
+    workspaces,
   });
   const peer = await startPeerContainer(docker, image);
   const lines: Record<string, BenchLine> = {};
@@ -51,7 +52,7 @@ export async function runSandboxBench(): Promise<void> {
     lines[line.name] = emit(line);
   };
   try {
-    const session = { id: 'bench-session', workspaceDir };
+    const session = { id: 'bench-session', workspace };
     for (let i = 0; i < 5; i++) await sandbox.runCell(session, { code: PANDAS });
     record(
       summarise('warm_cell_print', await sample(N, GAP_MS, () => checkedCell(sandbox, session, PRINT, '1'))),
@@ -80,8 +81,8 @@ export async function runSandboxBench(): Promise<void> {
       await waitFor(async () => (await sandbox.status()).pool.session >= 1);
       await sleep(GAP_MS);
       const started = performance.now();
-      const workspace = await sandbox.allocateWorkspace();
-      await checkedCell(sandbox, { id: `bench-new-${i}`, workspaceDir: workspace.workspaceDir }, PRINT, '1');
+      const allocated = await sandbox.allocateWorkspace();
+      await checkedCell(sandbox, { id: `bench-new-${i}`, workspace: allocated.workspace }, PRINT, '1');
       firstCells.push(performance.now() - started);
       await sandbox.closeSession(`bench-new-${i}`);
     }
@@ -100,6 +101,7 @@ export async function runSandboxBench(): Promise<void> {
   } finally {
     await peer.remove();
     await sandbox.close();
+    await workspaces.close();
     await rm(root, { recursive: true, force: true });
   }
 
@@ -126,7 +128,7 @@ export async function runSandboxBench(): Promise<void> {
 
 async function checkedCell(
   sandbox: DockerSandboxManager,
-  session: { id: string; workspaceDir: string },
+  session: SessionRef,
   code: string,
   expected: string,
 ): Promise<void> {

@@ -15,6 +15,9 @@ export interface ProtocolOutcome {
  * protocol is one file plus one line in `protocols/index.ts`.
  */
 export interface AgentProtocol {
-  readonly name: ProtocolName;
+  /** A model protocol's name, or `cell` for a person's own cell run with no model. */
+  readonly name: ProtocolName | 'cell';
+  /** False for protocols that call no model (offline analyst, a single cell). Default true. */
+  readonly needsModel?: boolean;
   run(context: RunContext): AsyncGenerator<AgentEvent, ProtocolOutcome>;
 }

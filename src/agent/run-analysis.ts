@@ -42,7 +42,7 @@ export interface RunAnalysisOptions {
 export async function* runAnalysis(options: RunAnalysisOptions): AsyncGenerator<AgentEvent, void> {
   const protocol = typeof options.protocol === 'string' ? PROTOCOLS[options.protocol] : options.protocol;
   if (!protocol) throw new Error(`unknown protocol ${String(options.protocol)}`);
-  if (protocol.name !== 'offline' && !options.model)
+  if (protocol.needsModel !== false && !options.model)
     throw new Error(`the ${protocol.name} protocol needs a model`);
   const now = options.now ?? Date.now;
   const newId = options.newId ?? ((prefix: string) => `${prefix}-${randomBytes(6).toString('hex')}`);

@@ -1,6 +1,6 @@
 import { formatBytes } from '../sandbox/exec-result.ts';
 import type { Artifact } from '../sandbox/sandbox.ts';
-import { blockquote, closeOpenFence, codeSpan, escapeInline, fence } from './markdown-text.ts';
+import { blockquote, codeSpan, escapeInline, fence, proseMarkdown } from './markdown-text.ts';
 import type { CellStep, NoteStep, RunView, Step, ThreadView } from './thread-view.ts';
 
 /** The report's "Appendix: steps": every step of every run, in order, as Markdown. */
@@ -47,7 +47,7 @@ function stepTitle(step: Step): string {
 }
 
 function stepBody(step: Step): string {
-  if (step.kind === 'prose') return closeOpenFence(step.text);
+  if (step.kind === 'prose') return proseMarkdown(step.text);
   if (step.kind === 'note') return noteMarkdown(step);
   return cellMarkdown(step);
 }

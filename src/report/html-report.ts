@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import MarkdownIt from 'markdown-it';
 import { sanitizeReportHtml } from './html-sanitize.ts';
 import { REPORT_CSS } from './html-style.ts';
-import { imageKindOf, rasterDataUri, readArtifactSafely } from './images.ts';
+import { ImageBudget } from './image-budget.ts';
+import { artifactExists, imageKindOf } from './images.ts';
 import { buildReportMarkdown, type ChartResolver } from './markdown-report.ts';
 import { linkDestination } from './markdown-text.ts';
 import type { ReadArtifact, RunRecord } from './record.ts';
@@ -16,17 +17,26 @@ const markdown = new MarkdownIt({ html: false, linkify: false, typographer: fals
  * sanitised, with charts embedded as `data:` URIs and one inline stylesheet. It loads
  * nothing from anywhere and a Content-Security-Policy forbids scripts outright.
  */
-export async function renderHtmlReport(record: RunRecord, readArtifact: ReadArtifact): Promise<string> {
+export async function renderHtmlReport(
+  record: RunRecord,
+  readArtifact: ReadArtifact,
+  options: { imageBytes?: number } = {},
+): Promise<string> {
   const view = readThread(record);
+  const budget = new ImageBudget(options.imageBytes);
   const resolveChart: ChartResolver = async (artifact) => {
-    const bytes = await readArtifactSafely(readArtifact, artifact.path);
-    if (!bytes) return { kind: 'missing' };
+    const link = { kind: 'link' as const, url: linkDestination(artifact.path) };
     // SVG is shown as a link to the file, not embedded: an SVG is a document that can
     // carry scripts, event handlers, foreignObject HTML and external references, and
     // sanitize-html is an HTML sanitiser, not an SVG one. Allowing data:image/svg+xml
     // would also widen the image allow-list for everything else on the page.
-    const dataUri = imageKindOf(artifact) === 'raster' ? rasterDataUri(bytes) : undefined;
-    return dataUri ? { kind: 'image', url: dataUri } : { kind: 'link', url: linkDestination(artifact.path) };
+    if (imageKindOf(artifact) !== 'raster') {
+      return (await artifactExists(readArtifact, artifact.path)) ? link : { kind: 'missing' };
+    }
+    const image = await budget.take(readArtifact, artifact.path);
+    if (image.kind === 'missing') return image;
+    if (image.kind === 'link') return link;
+    return { kind: 'image', url: `data:${image.mime};base64,${image.bytes.toString('base64')}` };
   };
   const body = sanitizeReportHtml(markdown.render(await buildReportMarkdown(view, resolveChart)));
   return htmlDocument(view.title, `${view.title} ${view.question}`, body);

@@ -1,4 +1,5 @@
 import type { Artifact } from '../sandbox/sandbox.ts';
+import { ArtifactTooLargeError } from './errors/artifact-too-large-error.ts';
 import type { ReadArtifact } from './record.ts';
 
 /** Raster image types that reports embed and notebooks show. */
@@ -27,21 +28,29 @@ export function sniffRaster(bytes: Buffer): RasterMime | undefined {
   return undefined;
 }
 
-/** Reads an artifact; a missing file or a refused read (say, a symlink) both give `undefined`. */
-export async function readArtifactSafely(read: ReadArtifact, path: string): Promise<Buffer | undefined> {
+/**
+ * Reads an artifact of at most `maxBytes`; `too-large` when it is bigger (not read), and a
+ * missing file or a refused read (say, a symlink) both give `undefined`.
+ */
+export async function readArtifactSafely(
+  read: ReadArtifact,
+  path: string,
+  maxBytes = Number.POSITIVE_INFINITY,
+): Promise<Buffer | 'too-large' | undefined> {
   try {
-    return await read(path);
-  } catch {
-    // The confined reader refuses symlinks and paths that leave the workspace; a report
-    // shows such a file as unavailable instead of failing as a whole.
+    const bytes = await read(path, maxBytes);
+    return bytes && bytes.length > maxBytes ? 'too-large' : bytes;
+  } catch (error) {
+    if (error instanceof ArtifactTooLargeError) return 'too-large';
+    // The workspace refuses symlinks and paths that leave it; a report shows such a file
+    // as unavailable instead of failing as a whole.
     return undefined;
   }
 }
 
-/** A raster image as a `data:` URI, or `undefined` when the bytes are no known raster type. */
-export function rasterDataUri(bytes: Buffer): string | undefined {
-  const mime = sniffRaster(bytes);
-  return mime ? `data:${mime};base64,${bytes.toString('base64')}` : undefined;
+/** Whether the artifact is still there (nothing of it is read). */
+export async function artifactExists(read: ReadArtifact, path: string): Promise<boolean> {
+  return (await readArtifactSafely(read, path, 0)) !== undefined;
 }
 
 /** The last component of a workspace path. */

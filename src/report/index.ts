@@ -1,6 +1,10 @@
 /** Reports and notebooks made from a thread's events (SPEC §7). */
+
+export { type DocumentFormat, type RenderedDocuments, renderDocuments } from './documents.ts';
+export { ArtifactTooLargeError } from './errors/artifact-too-large-error.ts';
 export { PdfRenderError } from './errors/pdf-render-error.ts';
 export { PdfUnavailableError } from './errors/pdf-unavailable-error.ts';
+export { ReportRenderError } from './errors/report-render-error.ts';
 export { renderHtmlReport } from './html-report.ts';
 export { renderMarkdownReport } from './markdown-report.ts';
 export { notebookJson, renderNotebook } from './notebook.ts';

@@ -1,13 +1,13 @@
 import type { Artifact } from '../sandbox/sandbox.ts';
 import { appendixMarkdown, endingSentence } from './appendix.ts';
-import { baseName, imageKindOf, readArtifactSafely } from './images.ts';
+import { artifactExists, baseName, imageKindOf } from './images.ts';
 import {
   blockquote,
   briefly,
-  closeOpenFence,
   codeSpan,
   escapeInline,
   linkDestination,
+  proseMarkdown,
 } from './markdown-text.ts';
 import type { ReadArtifact, RunRecord } from './record.ts';
 import { mainRunIndex, readThread, type ThreadView, threadArtifacts } from './thread-view.ts';
@@ -25,10 +25,11 @@ export type ChartResolver = (artifact: Artifact) => Promise<ChartEmbed>;
  * the CLI's output folder).
  */
 export async function renderMarkdownReport(record: RunRecord, readArtifact: ReadArtifact): Promise<string> {
-  return buildReportMarkdown(readThread(record), async (artifact) => {
-    const bytes = await readArtifactSafely(readArtifact, artifact.path);
-    return bytes ? { kind: 'image', url: linkDestination(artifact.path) } : { kind: 'missing' };
-  });
+  return buildReportMarkdown(readThread(record), async (artifact) =>
+    (await artifactExists(readArtifact, artifact.path))
+      ? { kind: 'image', url: linkDestination(artifact.path) }
+      : { kind: 'missing' },
+  );
 }
 
 /** The report's Markdown, with charts shown as `resolveChart` decides. */
@@ -49,7 +50,8 @@ function answerMarkdown(view: ThreadView): string[] {
   if (earlier.length > 0) {
     parts.push('## Earlier in this thread');
     for (const run of earlier) {
-      const reply = run.answer === undefined ? `*No answer.* ${endingSentence(run)}` : briefly(run.answer);
+      const reply =
+        run.answer === undefined ? `*No answer.* ${endingSentence(run)}` : proseMarkdown(briefly(run.answer));
       parts.push(blockquote(`**Q:** ${escapeInline(run.question)}\n\n**A:** ${reply}`));
     }
   }
@@ -61,7 +63,7 @@ function answerMarkdown(view: ThreadView): string[] {
   }
   if (run.question.trim() !== view.question.trim())
     parts.push(`*In reply to:* ${escapeInline(run.question)}`);
-  if (run.answer !== undefined) parts.push(closeOpenFence(run.answer));
+  if (run.answer !== undefined) parts.push(proseMarkdown(run.answer));
   else parts.push(`**No answer.** ${endingSentence(run)}`);
   const later = view.runs.slice(main + 1);
   if (later.length > 0) {

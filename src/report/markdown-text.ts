@@ -30,11 +30,43 @@ export function escapeInline(text: string): string {
  * character is percent-encoded so spaces, parentheses and CJK names all survive.
  */
 export function linkDestination(path: string): string {
-  if (/^[A-Za-z0-9._\-/]+$/.test(path)) return path;
-  return path
-    .split('/')
-    .map((part) => encodeURIComponent(part).replace(/[()'*!]/g, (c) => `%${c.charCodeAt(0).toString(16)}`))
-    .join('/');
+  // A base URL in front (ANALYST_PUBLIC_URL) keeps its scheme and host as they are.
+  const origin = /^[a-z][a-z0-9+.-]*:\/\/[^/]+/i.exec(path)?.[0] ?? '';
+  const rest = path.slice(origin.length);
+  if (/^[A-Za-z0-9._\-/]*$/.test(rest)) return path;
+  return (
+    origin +
+    rest
+      .split('/')
+      .map((part) => encodeURIComponent(part).replace(/[()'*!]/g, (c) => `%${c.charCodeAt(0).toString(16)}`))
+      .join('/')
+  );
+}
+
+/**
+ * Model prose for a Markdown document: an open fence closed, and raw HTML made text — a
+ * `<script>`, `<iframe>` or `<img onerror>` in model output shows as written in any Markdown
+ * viewer, as in the HTML report. Code blocks and code spans are left alone.
+ */
+export function proseMarkdown(text: string): string {
+  let fenceMarks: string | undefined;
+  const lines = closeOpenFence(text).split('\n');
+  return lines
+    .map((line) => {
+      const marks = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
+      if (marks) {
+        if (fenceMarks === undefined) fenceMarks = marks;
+        else if (marks[0] === fenceMarks[0] && marks.length >= fenceMarks.length) fenceMarks = undefined;
+        return line;
+      }
+      if (fenceMarks !== undefined || /^( {4}|\t)/.test(line)) return line;
+      // Outside code spans, a `<` that could open a tag, comment or declaration becomes &lt;.
+      return line
+        .split(/(`+[^`]*`+)/)
+        .map((part, i) => (i % 2 === 1 ? part : part.replace(/<(?=[A-Za-z/!?])/g, '&lt;')))
+        .join('');
+    })
+    .join('\n');
 }
 
 /** Text quoted line by line. */

@@ -1,5 +1,6 @@
 import { cellMarkdown, endingSentence } from './appendix.ts';
-import { baseName, imageKindOf, readArtifactSafely, sniffRaster } from './images.ts';
+import { ImageBudget, type ImageDecision } from './image-budget.ts';
+import { baseName, imageKindOf } from './images.ts';
 import { blockquote, closeOpenFence, codeSpan, escapeInline } from './markdown-text.ts';
 import type {
   CodeCell,
@@ -20,9 +21,15 @@ import { parseTraceback } from './traceback.ts';
  * Markdown cells, each Python cell as a code cell with its real outputs (text, charts,
  * errors). SQL from tools mode is shown in Markdown, since the notebook's kernel is Python.
  */
-export async function renderNotebook(record: RunRecord, readArtifact: ReadArtifact): Promise<NotebookV4> {
+export async function renderNotebook(
+  record: RunRecord,
+  readArtifact: ReadArtifact,
+  options: { imageBytes?: number } = {},
+): Promise<NotebookV4> {
   const view = readThread(record);
   const writer = new CellWriter();
+  const images = new ImageBudget(options.imageBytes);
+  const read: ImageReader = (path) => images.take(readArtifact, path);
   writer.markdown(
     [
       `# ${escapeInline(view.title)}`,
@@ -34,7 +41,7 @@ export async function renderNotebook(record: RunRecord, readArtifact: ReadArtifa
     if (index > 0 || run.question.trim() !== view.question.trim()) {
       writer.markdown(`## ${index > 0 ? 'Follow-up question' : 'Question'}\n\n${blockquote(run.question)}`);
     }
-    await writeRun(writer, run, readArtifact);
+    await writeRun(writer, run, read);
   }
   return {
     nbformat: 4,
@@ -53,7 +60,10 @@ export function notebookJson(notebook: NotebookV4): string {
   return `${JSON.stringify(notebook, null, 1)}\n`;
 }
 
-async function writeRun(writer: CellWriter, run: RunView, read: ReadArtifact): Promise<void> {
+/** An image as the notebook's budget decides (embed, link, gone). */
+type ImageReader = (path: string) => Promise<ImageDecision>;
+
+async function writeRun(writer: CellWriter, run: RunView, read: ImageReader): Promise<void> {
   for (const step of run.steps) {
     if (step.kind === 'prose') writer.markdown(closeOpenFence(step.text));
     else if (step.kind === 'note') {
@@ -72,7 +82,7 @@ async function writeRun(writer: CellWriter, run: RunView, read: ReadArtifact): P
 }
 
 /** A Python cell's outputs in the order Jupyter would show them: text, figures, then the failure. */
-async function outputsOf(cell: CellStep, read: ReadArtifact): Promise<NotebookOutput[]> {
+async function outputsOf(cell: CellStep, read: ImageReader): Promise<NotebookOutput[]> {
   const outputs: NotebookOutput[] = [];
   const result = cell.result;
   let ending: NotebookOutput | undefined;
@@ -119,7 +129,7 @@ async function outputsOf(cell: CellStep, read: ReadArtifact): Promise<NotebookOu
 async function imageOutput(
   path: string,
   kind: 'raster' | 'svg' | undefined,
-  read: ReadArtifact,
+  read: ImageReader,
 ): Promise<NotebookOutput | undefined> {
   if (!kind) return undefined;
   const name = baseName(path);
@@ -128,15 +138,20 @@ async function imageOutput(
     data: { 'text/plain': toLines(text) },
     metadata: {},
   });
-  const bytes = await readArtifactSafely(read, path);
-  if (!bytes) return note(`${path} is no longer in the workspace`);
   // SVG stays a file: Jupyter does not render SVG output of an untrusted notebook anyway.
   if (kind === 'svg') return note(`${path} (SVG image: open the file)`);
-  const mime = sniffRaster(bytes);
-  if (!mime) return note(`${path} (not a PNG, JPEG, GIF or WebP image)`);
+  const image = await read(path);
+  if (image.kind === 'missing') return note(`${path} is no longer in the workspace`);
+  if (image.kind === 'link') {
+    return note(
+      image.why === 'too-large'
+        ? `${path} (too large to embed here: open the file)`
+        : `${path} (not a PNG, JPEG, GIF or WebP image that decodes)`,
+    );
+  }
   return {
     output_type: 'display_data',
-    data: { [mime]: bytes.toString('base64'), 'text/plain': [`<${name}>`] },
+    data: { [image.mime]: image.bytes.toString('base64'), 'text/plain': [`<${name}>`] },
     metadata: {},
   };
 }

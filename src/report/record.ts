@@ -19,7 +19,8 @@ export interface RunRecord {
 
 /**
  * Reads an artifact by its workspace-relative path; `undefined` when it is gone. The caller
- * implements it with confined reads (`sandbox/workspace/confined.ts`): report code never
- * touches the file system for artifacts. A rejection is treated like a missing file.
+ * implements it through the thread's Workspace: report code never touches the file system.
+ * A file larger than `maxBytes` (by its apparent size) is not read: the reader rejects with
+ * `ArtifactTooLargeError`. Any other rejection is treated like a missing file.
  */
-export type ReadArtifact = (path: string) => Promise<Buffer | undefined>;
+export type ReadArtifact = (path: string, maxBytes?: number) => Promise<Buffer | undefined>;

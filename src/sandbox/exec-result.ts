@@ -34,8 +34,23 @@ export function resultFromKernel(outcome: KernelCellOutcome, context: ResultCont
     artifacts: end.artifacts,
     source_query_ids: context.sourceQueryIds ?? [],
   };
+  if (end.error) {
+    result.error = {
+      name: end.error.name,
+      value: end.error.value,
+      traceback: end.error.traceback,
+      ...(end.error.line ? { line: end.error.line } : {}),
+    };
+  }
   const message = explain(end.status, end.exit_code, end.signal ?? null, end.reason ?? null, context);
-  const notes = [message, end.state_lost ? 'the stateful session lost its variables' : undefined];
+  const full = end.workspace_full;
+  const notes = [
+    message,
+    end.state_lost ? 'the stateful session lost its variables' : undefined,
+    full
+      ? `the workspace quota is reached (${formatBytes(full.bytes)}, ${full.files} files): writes fail with "No space left on device" until files are deleted`
+      : undefined,
+  ];
   const joined = notes.filter(Boolean).join('; ');
   if (joined) result.message = joined;
   return result;

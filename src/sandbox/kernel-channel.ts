@@ -21,6 +21,17 @@ const KernelEndSchema = z.object({
   signal: z.string().nullable().optional(),
   reason: z.string().nullable().optional(),
   state_lost: z.boolean().optional(),
+  /** The cell's exception as data (cell.py `error_record`). */
+  error: z
+    .object({
+      name: z.string(),
+      value: z.string(),
+      line: z.number().nullable().optional(),
+      traceback: z.array(z.string()),
+    })
+    .optional(),
+  /** Present when the workspace's filesystem (its quota) is full after the cell. */
+  workspace_full: z.object({ bytes: z.number(), files: z.number() }).optional(),
   output_bytes: z.number(),
   output_complete: z.boolean(),
   duration_ms: z.number(),

@@ -1,3 +1,5 @@
+import type { Workspace } from '../workspace/workspace.ts';
+
 /**
  * What a sandbox is, independent of how it is built (see `docker/` for the Docker backend).
  *
@@ -34,8 +36,21 @@ export interface ExecResult {
   artifacts: Artifact[];
   /** Query results the cell was given (tools mode), by tool-call id. */
   source_query_ids: string[];
-  /** Why a non-ok status happened, in words a model and a person can act on. */
+  /** Why a non-ok status happened (or a quota was reached), in words a model and a person can act on. */
   message?: string;
+  /** The exception that ended the cell, as the kernel saw it (status `error`). */
+  error?: CellError;
+}
+
+/** A cell's exception as data (e2b's shape): never re-read from the output text. */
+export interface CellError {
+  /** The exception class, e.g. `KeyError`. */
+  name: string;
+  value: string;
+  /** The formatted traceback lines, with the line numbers of the cell's own code. */
+  traceback: string[];
+  /** The line of the cell's code where it was raised. */
+  line?: number;
 }
 
 /** One cell to run. */
@@ -54,12 +69,12 @@ export interface CellRequest {
   maxOutputBytes?: number;
 }
 
-/** A thread's long-lived sandbox: its workspace is bind-mounted at /workspace. */
+/** A thread's long-lived sandbox: its workspace is mounted at /workspace. */
 export interface SessionRef {
   /** Owner of the session, e.g. a thread id; one sandbox per id. */
   id: string;
-  /** Host directory shown to cells as /workspace. Must exist. */
-  workspaceDir: string;
+  /** The workspace cells see as /workspace (the sandbox asks it how to mount it). */
+  workspace: Workspace;
   /** Keep variables between cells (like Jupyter). Default false: each cell starts fresh. */
   stateful?: boolean;
 }
@@ -74,9 +89,9 @@ export interface EphemeralRequest extends CellRequest {
   sourceQueryIds?: string[];
 }
 
-/** A workspace directory made ready ahead of time, possibly with a warm sandbox on it. */
+/** A workspace made ready ahead of time, possibly with a warm sandbox on it. */
 export interface AllocatedWorkspace {
-  workspaceDir: string;
+  workspace: Workspace;
   /** True when a pooled, already-warm sandbox is bound to this directory. */
   warm: boolean;
 }
@@ -96,10 +111,12 @@ export interface SandboxManager {
   runCell(session: SessionRef, request: CellRequest): Promise<ExecResult>;
   /** Runs a cell in a fresh container that is removed afterwards. */
   runEphemeral(request: EphemeralRequest): Promise<ExecResult>;
-  /** A new empty workspace directory under the manager's root, served from the warm pool if possible. */
+  /** A new empty workspace, served from the warm pool (with a started sandbox on it) if possible. */
   allocateWorkspace(): Promise<AllocatedWorkspace>;
-  /** Removes the session's sandbox (the workspace directory stays). */
+  /** Removes the session's sandbox (the workspace stays); resolves when its container is gone. */
   closeSession(id: string): Promise<void>;
+  /** Removes any sandbox still bound to the workspace (e.g. the pooled one a new thread got). */
+  releaseWorkspace(workspaceId: string): Promise<void>;
   status(): Promise<SandboxStatus>;
   /** Removes expired or orphaned Analyst containers; returns their names. */
   reap(): Promise<string[]>;

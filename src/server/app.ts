@@ -12,6 +12,7 @@ import { registerFileRoutes } from './routes/files.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerModelRoutes } from './routes/models.ts';
 import { registerReportRoutes } from './routes/reports.ts';
+import { registerRunRoutes } from './routes/runs.ts';
 import { registerThreadFileRoutes } from './routes/thread-files.ts';
 import { registerThreadRoutes } from './routes/threads.ts';
 import { toWireError, wire } from './wire-error.ts';
@@ -83,6 +84,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   registerFileRoutes(app, deps);
   registerChatRoutes(app, deps);
   registerThreadRoutes(app, deps);
+  registerRunRoutes(app, deps);
   registerThreadFileRoutes(app, deps);
   registerReportRoutes(app, deps);
   registerExecRoutes(app, deps);

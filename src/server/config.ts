@@ -24,9 +24,15 @@ export interface ServerConfig {
   /** Warm sandboxes kept ready. Default 1 session, 1 ephemeral. */
   pool: { session: number; ephemeral: number };
   disallowedTools: Set<string>;
-  /** Base URL used in file links; default: from each request's Host. */
+  /** Base URL of file links (ANALYST_PUBLIC_URL); without it links are relative (`/v1/…`), never from a client's Host. */
   publicUrl: string | undefined;
   logLevel: string;
+  /** `off` serves without running any code (no Docker needed). Default `on`. */
+  sandbox: 'on' | 'off';
+  /** Size and file quota of each new workspace. Default 1 GiB and 200,000 files. */
+  workspaceQuota: { bytes: number; files: number };
+  /** Image bytes one report may embed (by apparent size); beyond it images are linked. Default 20 MiB. */
+  reportImageBytes: number;
 }
 
 export interface ServeFlags {
@@ -80,8 +86,32 @@ export function loadServerConfig(flags: ServeFlags, env: Record<string, string |
       ephemeral: integer(env.ANALYST_POOL_EPHEMERAL, 'ANALYST_POOL_EPHEMERAL', 1, 0, 32),
     },
     disallowedTools: parseDisallowedTools(env.DISALLOWED_TOOLS),
-    publicUrl: env.ANALYST_PUBLIC_URL?.replace(/\/+$/, '') || undefined,
+    publicUrl: publicUrlOf(env.ANALYST_PUBLIC_URL),
     logLevel: env.ANALYST_LOG_LEVEL ?? 'info',
+    sandbox: switchOf(env.ANALYST_SANDBOX, 'ANALYST_SANDBOX'),
+    workspaceQuota: {
+      bytes: integer(
+        env.ANALYST_WORKSPACE_QUOTA_BYTES,
+        'ANALYST_WORKSPACE_QUOTA_BYTES',
+        1024 ** 3,
+        16 * 1024 ** 2,
+        2 ** 44,
+      ),
+      files: integer(
+        env.ANALYST_WORKSPACE_QUOTA_FILES,
+        'ANALYST_WORKSPACE_QUOTA_FILES',
+        200_000,
+        1_000,
+        50_000_000,
+      ),
+    },
+    reportImageBytes: integer(
+      env.ANALYST_REPORT_IMAGE_BYTES,
+      'ANALYST_REPORT_IMAGE_BYTES',
+      20 * 1024 * 1024,
+      0,
+      512 * 1024 * 1024,
+    ),
   };
 }
 
@@ -112,6 +142,24 @@ function loadKeys(env: Record<string, string | undefined>): Map<string, string> 
     map.set(digest, `key-${digest.slice(0, 16)}`);
   }
   return map;
+}
+
+function publicUrlOf(value: string | undefined): string | undefined {
+  const url = value?.trim().replace(/\/+$/, '');
+  if (!url) return undefined;
+  if (!/^https?:\/\/[^/\s]+(\/\S*)?$/.test(url)) {
+    throw new ConfigurationError(
+      `ANALYST_PUBLIC_URL=${value} must be an http(s) URL, like https://analyst.example.com`,
+    );
+  }
+  return url;
+}
+
+function switchOf(value: string | undefined, name: string): 'on' | 'off' {
+  const v = (value ?? 'on').trim().toLowerCase();
+  if (v === 'on' || v === '1' || v === 'true' || v === '') return 'on';
+  if (v === 'off' || v === '0' || v === 'false') return 'off';
+  throw new ConfigurationError(`${name}=${value} must be on or off`);
 }
 
 export function sha256(text: string): string {

@@ -1,21 +1,23 @@
 import type { ModelRegistry } from '../llm/registry.ts';
-import type { DockerSandboxManager } from '../sandbox/docker/manager.ts';
+import type { RunService } from '../runs/run-service.ts';
+import type { SandboxManager } from '../sandbox/sandbox.ts';
 import type { Store } from '../store/store.ts';
+import type { WorkspaceStore } from '../workspace/workspace.ts';
 import type { ServerConfig } from './config.ts';
 import type { FileStorage } from './services/file-storage.ts';
 import type { ReportService } from './services/report-service.ts';
-import type { RunManager } from './services/run-manager.ts';
 import type { ThreadService } from './services/thread-service.ts';
 
 /** What the routes use; built once by `createService`, injected so tests can build their own. */
 export interface AppDeps {
   config: ServerConfig;
   store: Store;
-  sandbox: DockerSandboxManager;
+  sandbox: SandboxManager;
+  workspaces: WorkspaceStore;
   registry: ModelRegistry;
   files: FileStorage;
   threads: ThreadService;
-  runs: RunManager;
+  runs: RunService;
   reports: ReportService;
 }
 

@@ -1,9 +1,12 @@
-import type { FastifyRequest } from 'fastify';
 import type { ServerConfig } from './config.ts';
 
-/** The base URL clients reach this server at: ANALYST_PUBLIC_URL, else the request's own. */
-export function baseUrl(request: FastifyRequest, config: ServerConfig): string {
-  return config.publicUrl ?? `${request.protocol}://${request.host}`;
+/**
+ * The base of the links the server hands out: ANALYST_PUBLIC_URL when set, else none, so
+ * links are relative to the server (`/v1/threads/…`). A client's Host header never makes
+ * them: a forged one would otherwise point other readers of a report elsewhere.
+ */
+export function baseUrl(config: ServerConfig): string {
+  return config.publicUrl ?? '';
 }
 
 /** The download URL of a workspace file. */

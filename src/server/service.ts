@@ -2,14 +2,22 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { loadModelRegistry, type ModelRegistry } from '../llm/registry.ts';
+import { RunService } from '../runs/run-service.ts';
+import { DisabledSandbox } from '../sandbox/disabled-sandbox.ts';
 import { createDockerSandbox, type DockerSandboxOptions } from '../sandbox/docker/manager.ts';
+import type { SandboxManager } from '../sandbox/sandbox.ts';
 import { SqliteStore } from '../store/sqlite/sqlite-store.ts';
+import {
+  DirectoryWorkspaceStore,
+  LoopWorkspaceStore,
+  WorkspaceUnavailableError,
+} from '../workspace/index.ts';
+import type { WorkspaceStore } from '../workspace/workspace.ts';
 import { buildApp } from './app.ts';
 import type { ServerConfig } from './config.ts';
 import type { AppDeps } from './deps.ts';
 import { FileStorage } from './services/file-storage.ts';
 import { ReportService } from './services/report-service.ts';
-import { RunManager } from './services/run-manager.ts';
 import { ThreadService } from './services/thread-service.ts';
 
 export interface Service {
@@ -26,6 +34,10 @@ export interface Service {
  * Builds the whole service on a data directory: SQLite store, uploaded files, workspaces,
  * Docker sandboxes and the HTTP app. Runs a crashed server left unfinished are marked
  * `interrupted`, and their containers are reaped, before anything is served.
+ *
+ * Workspaces are loop-mounted filesystems (safe while a cell changes them). A host that
+ * cannot have those (not root, no loop devices) still serves, but runs no session cells —
+ * each says why — and keeps workspaces as plain directories that only the server writes.
  */
 export async function createService(
   config: ServerConfig,
@@ -40,23 +52,46 @@ export async function createService(
   const interrupted = await store.markInterruptedRuns();
   const files = new FileStorage(join(config.dataDir, 'files'));
   await files.init();
-  const sandbox = await createDockerSandbox({
-    pool: config.pool,
-    workspacesDir: join(config.dataDir, 'workspaces'),
-    runtimeDir: join(config.dataDir, 'run'),
-    ...options.sandbox,
-  });
-  const registry = options.registry ?? loadModelRegistry({ env: process.env });
-  const reports = new ReportService(store);
+  const warnings: string[] = [];
+  const { workspaces, sessionsUnavailable } = await openWorkspaces(config, warnings);
   let app: FastifyInstance | undefined;
-  const runs = new RunManager(store, sandbox, {
+  const onError = (error: unknown) => app?.log.warn({ err: error }, 'background work failed');
+  const sandbox: SandboxManager =
+    config.sandbox === 'off'
+      ? new DisabledSandbox('code execution is turned off on this server (ANALYST_SANDBOX=off)')
+      : await createDockerSandbox({
+          pool: config.pool,
+          workspaces,
+          runtimeDir: join(config.dataDir, 'run'),
+          sessionsUnavailable,
+          onError,
+          ...options.sandbox,
+        });
+  const registry = options.registry ?? loadModelRegistry({ env: process.env });
+  const reports = new ReportService(store, { imageBytes: config.reportImageBytes });
+  let threads: ThreadService | undefined;
+  const runs = new RunService({
+    store,
+    sandbox,
+    workspaceOf: (thread) => threads!.workspace(thread),
+    attachFiles: async (thread, list) => {
+      await threads!.attachAll(thread, list);
+    },
     disallowedTools: config.disallowedTools,
-    afterRun: (thread) => reports.write(thread),
-    onError: (error) => app?.log.warn({ err: error }, 'after-run work failed'),
+    afterRun: async (thread) => reports.write(thread, await threads!.workspace(thread)),
+    onError,
   });
-  const threads = new ThreadService(store, sandbox, files);
-  const deps: AppDeps = { config, store, sandbox, registry, files, threads, runs, reports };
+  threads = new ThreadService(
+    store,
+    sandbox,
+    workspaces,
+    files,
+    () => runs,
+    config.sandbox === 'on' && !sessionsUnavailable,
+  );
+  const deps: AppDeps = { config, store, sandbox, workspaces, registry, files, threads, runs, reports };
   app = await buildApp(deps, { logger: options.logger });
+  for (const warning of warnings) app.log.warn(warning);
   if (interrupted.length)
     app.log.warn({ runs: interrupted }, 'marked runs left unfinished by a previous server as interrupted');
 
@@ -75,10 +110,36 @@ export async function createService(
         await runs.shutdown();
         await app.close();
         await sandbox.close();
+        await workspaces.close();
         await store.close();
       })();
       return closing;
     },
   };
   return service;
+}
+
+async function openWorkspaces(
+  config: ServerConfig,
+  warnings: string[],
+): Promise<{ workspaces: WorkspaceStore; sessionsUnavailable?: string }> {
+  const root = join(config.dataDir, 'workspaces');
+  if (config.sandbox === 'off') return { workspaces: new DirectoryWorkspaceStore(root) };
+  try {
+    const workspaces = await LoopWorkspaceStore.create({
+      root,
+      quotaBytes: config.workspaceQuota.bytes,
+      quotaFiles: config.workspaceQuota.files,
+    });
+    return { workspaces };
+  } catch (error) {
+    if (!(error instanceof WorkspaceUnavailableError)) throw error;
+    const reason =
+      `thread cells cannot run on this server: ${error.message}. Workspaces must be filesystems of ` +
+      'their own so that a cell cannot turn them against the host; run the server as root on Linux, ' +
+      'or set ANALYST_SANDBOX=off to serve without execution. One-shot cells (POST /v1/exec) still run';
+    warnings.push(reason);
+    await mkdir(root, { recursive: true, mode: 0o700 });
+    return { workspaces: new DirectoryWorkspaceStore(root), sessionsUnavailable: reason };
+  }
 }

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { FastifyReply } from 'fastify';
 
 /**
  * Server-sent events on a raw response, as OpenAI streams them (`data: {json}\n\n`, then
@@ -42,6 +43,21 @@ export class SseStream {
   /** Sends one event; resolves when the socket can take more. */
   async send(data: unknown): Promise<void> {
     await this.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+  }
+
+  /** Sends one event with an `id:` line (what `Last-Event-ID` resumes after). */
+  async sendWithId(id: number | string, data: unknown): Promise<void> {
+    await this.write(`id: ${id}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+
+  /** A comment line (`: text`), e.g. a heartbeat that keeps proxies from closing an idle stream. */
+  async comment(text: string): Promise<void> {
+    await this.write(`: ${text}\n\n`);
+  }
+
+  /** Ends the stream without OpenAI's `[DONE]` marker. */
+  end(): void {
+    if (!this.closedByPeer) this.response.end();
   }
 
   async done(): Promise<void> {
@@ -90,4 +106,13 @@ export class SseStream {
     this.closedByPeer = true;
     for (const listener of this.closeListeners.splice(0)) listener();
   }
+}
+
+/** CORS headers @fastify/cors set on the reply, carried over to the hijacked SSE response. */
+export function corsHeaders(reply: FastifyReply): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(reply.getHeaders())) {
+    if (name.startsWith('access-control-') && value !== undefined) headers[name] = String(value);
+  }
+  return headers;
 }

@@ -20,7 +20,8 @@ export interface FileRecord {
 export interface ThreadRecord {
   id: string;
   owner: string;
-  workspace_dir: string;
+  /** The thread's workspace (a `WorkspaceStore` id; an absolute path for threads made before workspaces had ids). */
+  workspace: string;
   title: string | null;
   metadata: Record<string, unknown>;
   created_at: number;
@@ -59,6 +60,12 @@ export interface Page {
   after?: string;
 }
 
+/** One stored event of a run: `seq` counts from 0 within the run. */
+export interface StoredEvent {
+  seq: number;
+  event: AgentEvent;
+}
+
 export interface ThreadStats {
   threads: number;
   messages: number;
@@ -75,16 +82,26 @@ export interface Store {
 
   createThread(record: Omit<ThreadRecord, 'created_at' | 'updated_at'>): Promise<ThreadRecord>;
   getThread(owner: string, id: string): Promise<ThreadRecord | undefined>;
-  listThreads(owner: string, page: Page): Promise<ThreadRecord[]>;
+  /** Newest first; `query` keeps threads whose title contains it (case-insensitive). */
+  listThreads(owner: string, page: Page & { query?: string }): Promise<ThreadRecord[]>;
   deleteThread(owner: string, id: string): Promise<boolean>;
+  /** Marks the thread updated now; sets its title if it has none yet. */
   touchThread(id: string, title?: string): Promise<void>;
+  /** Renames the thread and/or replaces its metadata; undefined when it is not the owner's. */
+  updateThread(
+    owner: string,
+    id: string,
+    change: { title?: string | null; metadata?: Record<string, unknown>; workspace?: string },
+  ): Promise<ThreadRecord | undefined>;
 
   addMessage(record: Omit<MessageRecord, 'created_at'>): Promise<MessageRecord>;
   listMessages(threadId: string): Promise<MessageRecord[]>;
 
   createRun(record: Pick<RunRecord, 'id' | 'thread_id' | 'model' | 'protocol'>): Promise<RunRecord>;
   /** Stores events of a run in one transaction; `seq` orders them. Durable once it resolves. */
-  appendEvents(runId: string, events: ReadonlyArray<{ seq: number; event: AgentEvent }>): Promise<void>;
+  appendEvents(runId: string, events: ReadonlyArray<StoredEvent>): Promise<void>;
+  /** The run's events with `seq` greater than `afterSeq` (default: all), in order. */
+  runEvents(runId: string, afterSeq?: number): Promise<StoredEvent[]>;
   finishRun(runId: string, end: Pick<RunRecord, 'status' | 'reason' | 'usage' | 'answer'>): Promise<void>;
   getRun(id: string): Promise<RunRecord | undefined>;
   listRuns(threadId: string): Promise<RunRecord[]>;

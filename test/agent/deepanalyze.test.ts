@@ -48,7 +48,7 @@ describe('DeepAnalyze and prompted protocols, scripted model + real sandbox', ()
         protocol: 'deepanalyze',
         messages: question('What is the total amount?'),
         sandbox,
-        session: { id: 'da-1', workspaceDir: workspace.dir },
+        session: { id: 'da-1', workspace: workspace.ws },
       });
       assert.deepEqual(server.failures, []);
       const end = runEnd(events);
@@ -116,7 +116,7 @@ describe('DeepAnalyze and prompted protocols, scripted model + real sandbox', ()
         protocol: 'deepanalyze',
         messages: question('Mean amount?'),
         sandbox,
-        session: { id: 'da-2', workspaceDir: workspace.dir },
+        session: { id: 'da-2', workspace: workspace.ws },
       });
       assert.deepEqual(server.failures, []);
       const [failed, fixed] = ofType(events, 'execution-end');
@@ -144,7 +144,7 @@ describe('DeepAnalyze and prompted protocols, scripted model + real sandbox', ()
         protocol: 'deepanalyze',
         messages: question('6 times 7?'),
         sandbox,
-        session: { id: 'da-3', workspaceDir: workspace.dir },
+        session: { id: 'da-3', workspace: workspace.ws },
       });
       assert.deepEqual(server.failures, []);
       assert.equal(ofType(events, 'code-end')[0]!.code, 'print(6 * 7)');
@@ -182,7 +182,7 @@ describe('DeepAnalyze and prompted protocols, scripted model + real sandbox', ()
         protocol: 'prompted',
         messages: question('How many rows?'),
         sandbox,
-        session: { id: 'pr-1', workspaceDir: workspace.dir },
+        session: { id: 'pr-1', workspace: workspace.ws },
       });
       assert.deepEqual(server.failures, []);
       assert.equal(runEnd(events).answer, 'There are 4 rows.');
@@ -216,7 +216,7 @@ describe('DeepAnalyze and prompted protocols, scripted model + real sandbox', ()
         protocol: 'deepanalyze',
         messages: question('哪个城市的销售额最高？'),
         sandbox,
-        session: { id: 'zh-1', workspaceDir: workspace.dir },
+        session: { id: 'zh-1', workspace: workspace.ws },
       });
       assert.deepEqual(server.failures, []);
       const execution = ofType(events, 'execution-end')[0]!.result;

@@ -6,7 +6,7 @@ import { tempWorkspace, testSandbox } from '../helpers/sandbox.ts';
 
 describe('loop control: caps, upstream failures, cancel', () => {
   let sandbox: DockerSandboxManager;
-  let workspace: { dir: string; cleanup: () => Promise<void> };
+  let workspace: Awaited<ReturnType<typeof tempWorkspace>>;
   before(async () => {
     sandbox = await testSandbox();
     workspace = await tempWorkspace();
@@ -15,7 +15,7 @@ describe('loop control: caps, upstream failures, cancel', () => {
     await sandbox.close();
     await workspace.cleanup();
   });
-  const session = (id: string) => ({ id, workspaceDir: workspace.dir });
+  const session = (id: string) => ({ id, workspace: workspace.ws });
 
   test('a model that never answers ends at the round cap with a clear note', async () => {
     const { server, model } = await scriptedModel({

@@ -22,7 +22,7 @@ describe('the offline analyst (no model)', () => {
         protocol: 'offline',
         messages: question('What drives sales?'),
         sandbox,
-        session: { id: 'off-1', workspaceDir: workspace.dir },
+        session: { id: 'off-1', workspace: workspace.ws },
       });
       const end = runEnd(events);
       assert.equal(end.status, 'completed', end.reason);
@@ -56,7 +56,7 @@ describe('the offline analyst (no model)', () => {
         protocol: 'offline',
         messages: question('销售趋势如何？'),
         sandbox,
-        session: { id: 'off-2', workspaceDir: workspace.dir },
+        session: { id: 'off-2', workspace: workspace.ws },
       });
       const answer = runEnd(events).answer!;
       assert.match(answer, /离线分析器/);

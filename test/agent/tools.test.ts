@@ -12,7 +12,7 @@ const messagesOf = (body: unknown) => (body as { messages: ToolMessage[] }).mess
 
 describe('tools protocol: query and python_exec', () => {
   let sandbox: DockerSandboxManager;
-  let workspace: { dir: string; cleanup: () => Promise<void> };
+  let workspace: Awaited<ReturnType<typeof tempWorkspace>>;
   before(async () => {
     sandbox = await testSandbox();
     workspace = await tempWorkspace();
@@ -29,7 +29,7 @@ describe('tools protocol: query and python_exec', () => {
     await sandbox.close();
     await workspace.cleanup();
   });
-  const session = (id: string) => ({ id, workspaceDir: workspace.dir });
+  const session = (id: string) => ({ id, workspace: workspace.ws });
 
   test('query then python_exec: rows with rids are injected, the result names its sources', async () => {
     const { server, model } = await scriptedModel({

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
@@ -9,7 +9,8 @@ import {
   type DockerSandboxManager,
   type DockerSandboxOptions,
 } from '../../src/sandbox/docker/manager.ts';
-import { prepareWorkspaceDir } from '../../src/sandbox/workspace/prepare-workspace.ts';
+import { LoopWorkspaceStore } from '../../src/workspace/index.ts';
+import type { Workspace } from '../../src/workspace/workspace.ts';
 
 /** The image sandbox tests run on (built by the test command with `analyst sandbox build`). */
 export const TEST_IMAGE = process.env.ANALYST_TEST_IMAGE ?? 'analyst-sandbox:latest';
@@ -43,10 +44,20 @@ export async function eventually(
   throw new Error(`timed out waiting for: ${what}`);
 }
 
-/** A fresh workspace directory the sandbox user can write, removed by `cleanup`. */
-export async function tempWorkspace(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
-  const root = await mkdtemp(join(tmpdir(), 'analyst-test-'));
-  const dir = join(root, 'ws');
-  await prepareWorkspaceDir(dir, { create: true });
-  return { dir, cleanup: () => rm(root, { recursive: true, force: true }) };
+let stores: Promise<LoopWorkspaceStore> | undefined;
+
+/** The loop-mounted workspace store the tests of this process share (under a temp directory). */
+export function testWorkspaces(): Promise<LoopWorkspaceStore> {
+  stores ??= mkdtemp(join(tmpdir(), 'analyst-test-ws-')).then((root) => LoopWorkspaceStore.create({ root }));
+  return stores;
+}
+
+/**
+ * A fresh workspace (a loop-mounted filesystem, as the server makes them), removed by
+ * `cleanup`. `dir` is its mount point, for tests that put files in place themselves.
+ */
+export async function tempWorkspace(): Promise<{ dir: string; ws: Workspace; cleanup: () => Promise<void> }> {
+  const store = await testWorkspaces();
+  const ws = await store.create();
+  return { dir: ws.mount().path, ws, cleanup: () => store.destroy(ws.id) };
 }

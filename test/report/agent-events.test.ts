@@ -15,6 +15,7 @@ import {
   renderNotebook,
 } from '../../src/report/index.ts';
 import type { ExecResult, SandboxManager } from '../../src/sandbox/sandbox.ts';
+import { LocalWorkspace } from '../../src/workspace/index.ts';
 import { artifact, execResult, filesReader, PNG, PNG_BASE64, ZERO_DIVISION_OUTPUT } from './fixtures.ts';
 
 /**
@@ -73,6 +74,7 @@ function scriptedSandbox(results: Array<[snippet: string, result: ExecResult]>):
     runEphemeral: (request) => run(request),
     allocateWorkspace: () => Promise.reject(new Error('not used')),
     closeSession: async () => {},
+    releaseWorkspace: async () => {},
     status: () => Promise.reject(new Error('not used')),
     reap: async () => [],
     close: async () => {},
@@ -89,7 +91,8 @@ describe('reports from the real agent loop', () => {
   async function collect(options: Omit<RunAnalysisOptions, 'session'>): Promise<AgentEvent[]> {
     let id = 0;
     const events: AgentEvent[] = [];
-    const run = runAnalysis({ ...options, session: { id: 's', workspaceDir }, newId: (p) => `${p}-${++id}` });
+    const workspace = new LocalWorkspace('s', workspaceDir, 'none');
+    const run = runAnalysis({ ...options, session: { id: 's', workspace }, newId: (p) => `${p}-${++id}` });
     for await (const event of run) events.push(event);
     return events;
   }

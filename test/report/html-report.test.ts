@@ -17,6 +17,9 @@ import {
 } from './fixtures.ts';
 import { assertNothingActive } from './html-checks.ts';
 
+const JPEG_BASE64 =
+  '/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8UHRofHh0aHBwgJC4nICIsIxwcKDcpLDAxNDQ0Hyc5PTgyPC4zNDL/2wBDAQkJCQwLDBgNDRgyIRwhMjIyMjIyMjIyMjIyMjIyMjIyMjIyMjIyMjIyMjIyMjIyMjIyMjIyMjIyMjIyMjIyMjL/wAARCAACAAIDASIAAhEBAxEB/8QAHwAAAQUBAQEBAQEAAAAAAAAAAAECAwQFBgcICQoL/8QAtRAAAgEDAwIEAwUFBAQAAAF9AQIDAAQRBRIhMUEGE1FhByJxFDKBkaEII0KxwRVS0fAkM2JyggkKFhcYGRolJicoKSo0NTY3ODk6Q0RFRkdISUpTVFVWV1hZWmNkZWZnaGlqc3R1dnd4eXqDhIWGh4iJipKTlJWWl5iZmqKjpKWmp6ipqrKztLW2t7i5usLDxMXGx8jJytLT1NXW19jZ2uHi4+Tl5ufo6erx8vP09fb3+Pn6/8QAHwEAAwEBAQEBAQEBAQAAAAAAAAECAwQFBgcICQoL/8QAtREAAgECBAQDBAcFBAQAAQJ3AAECAxEEBSExBhJBUQdhcRMiMoEIFEKRobHBCSMzUvAVYnLRChYkNOEl8RcYGRomJygpKjU2Nzg5OkNERUZHSElKU1RVVldYWVpjZGVmZ2hpanN0dXZ3eHl6goOEhYaHiImKkpOUlZaXmJmaoqOkpaanqKmqsrO0tba3uLm6wsPExcbHyMnK0tPU1dbX2Nna4uPk5ebn6Onq8vP09fb3+Pn6/9oADAMBAAIRAxEAPwDgqKKK8M/VD//Z';
+
 describe('HTML report', () => {
   test('is one self-contained document with charset, viewport, CSP and an escaped title', async () => {
     const html = await renderHtmlReport(hostileRecord(), hostileFiles());
@@ -92,13 +95,28 @@ describe('HTML report', () => {
     assert.ok(!html.includes('data:image/svg'));
   });
 
-  test('a JPEG chart is embedded as image/jpeg whatever its recorded type', async () => {
-    const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46, 0x49, 0x46]);
+  test('a JPEG header without a frame is not embedded', async () => {
     const run = new RunBuilder('q')
       .cell({
         id: 'c1',
         code: 'save()',
-        result: execResult({ artifacts: [artifact('a.jpg', 10, 'application/octet-stream')] }),
+        result: execResult({ artifacts: [artifact('b.jpg', 10, 'image/jpeg')] }),
+      })
+      .answer('ok');
+    const bytes = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46, 0x49, 0x46]);
+    const html = await renderHtmlReport(record('t', 'q', run), filesReader({ 'b.jpg': bytes }));
+    assert.ok(!html.includes('data:image/jpeg'));
+    assert.ok(html.includes('<a href="b.jpg" rel="noopener noreferrer">b.jpg</a>'));
+  });
+
+  test('a JPEG chart is embedded as image/jpeg whatever its recorded type', async () => {
+    // A real 2×2 JPEG (made with Pillow): its header, frame and end marker are checked.
+    const jpeg = Buffer.from(JPEG_BASE64, 'base64');
+    const run = new RunBuilder('q')
+      .cell({
+        id: 'c1',
+        code: 'save()',
+        result: execResult({ artifacts: [artifact('a.jpg', jpeg.length, 'application/octet-stream')] }),
       })
       .answer('ok');
     const html = await renderHtmlReport(record('t', 'q', run), filesReader({ 'a.jpg': jpeg }));

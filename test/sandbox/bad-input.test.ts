@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { InvalidInputError } from '../../src/errors/index.ts';
 import type { DockerSandboxManager } from '../../src/sandbox/docker/manager.ts';
+import { userDirectoryWorkspace } from '../../src/workspace/index.ts';
 import { containersOfInstance, tempWorkspace, testSandbox } from '../helpers/sandbox.ts';
 
 describe('bad input to the sandbox manager', () => {
   let sandbox: DockerSandboxManager;
-  let workspace: { dir: string; cleanup: () => Promise<void> };
+  let workspace: Awaited<ReturnType<typeof tempWorkspace>>;
   before(async () => {
     sandbox = await testSandbox();
     workspace = await tempWorkspace();
@@ -19,7 +20,7 @@ describe('bad input to the sandbox manager', () => {
   test('empty code is refused before any container starts', async () => {
     await assert.rejects(sandbox.runEphemeral({ code: '' }), InvalidInputError);
     await assert.rejects(
-      sandbox.runCell({ id: 'x', workspaceDir: workspace.dir }, { code: '  \n' }),
+      sandbox.runCell({ id: 'x', workspace: workspace.ws }, { code: '  \n' }),
       InvalidInputError,
     );
     assert.deepEqual(await containersOfInstance(sandbox.instanceId), []);
@@ -42,17 +43,14 @@ describe('bad input to the sandbox manager', () => {
 
   test('a workspace path that does not exist is refused', async () => {
     await assert.rejects(
-      sandbox.runCell({ id: 'x', workspaceDir: '/nonexistent/analyst/workspace' }, { code: 'print(1)' }),
+      userDirectoryWorkspace('/nonexistent/analyst/workspace'),
       (error: unknown) =>
         error instanceof InvalidInputError && /does not exist/.test((error as Error).message),
     );
   });
 
   test('a workspace path that is a file is refused', async () => {
-    await assert.rejects(
-      sandbox.runCell({ id: 'x', workspaceDir: '/etc/hostname' }, { code: 'print(1)' }),
-      /not a directory/,
-    );
+    await assert.rejects(userDirectoryWorkspace('/etc/hostname'), /not a directory/);
   });
 
   test('data that is not JSON-serialisable is refused', async () => {

@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { DockerSandboxManager } from '../../src/sandbox/docker/manager.ts';
 import type { ExecResult } from '../../src/sandbox/sandbox.ts';
-import { readWorkspaceFile } from '../../src/sandbox/workspace/confined.ts';
 import { containersOfInstance, tempWorkspace, testSandbox } from '../helpers/sandbox.ts';
 
 /**
@@ -16,7 +15,7 @@ import { containersOfInstance, tempWorkspace, testSandbox } from '../helpers/san
  */
 describe('containment', () => {
   let sandbox: DockerSandboxManager;
-  let workspace: { dir: string; cleanup: () => Promise<void> };
+  let workspace: Awaited<ReturnType<typeof tempWorkspace>>;
 
   before(async () => {
     sandbox = await testSandbox();
@@ -31,11 +30,8 @@ describe('containment', () => {
   async function attack(code: string, timeoutMs?: number): Promise<ExecResult> {
     const id = `attack-${randomBytes(4).toString('hex')}`;
     try {
-      const result = await sandbox.runCell({ id, workspaceDir: workspace.dir }, { code, timeoutMs });
-      const next = await sandbox.runCell(
-        { id, workspaceDir: workspace.dir },
-        { code: 'print("next cell ok")' },
-      );
+      const result = await sandbox.runCell({ id, workspace: workspace.ws }, { code, timeoutMs });
+      const next = await sandbox.runCell({ id, workspace: workspace.ws }, { code: 'print("next cell ok")' });
       assert.equal(next.status, 'ok', `the cell after the attack failed: ${JSON.stringify(next)}`);
       assert.equal(next.output, 'next cell ok\n');
       return result;
@@ -199,7 +195,7 @@ describe('containment', () => {
     const id = `bg-${randomBytes(4).toString('hex')}`;
     try {
       const started = await sandbox.runCell(
-        { id, workspaceDir: workspace.dir },
+        { id, workspace: workspace.ws },
         {
           code:
             'import subprocess, os\nsubprocess.Popen(["sleep", "1000"])\n' +
@@ -208,7 +204,7 @@ describe('containment', () => {
       );
       assert.equal(started.status, 'ok');
       const check = await sandbox.runCell(
-        { id, workspaceDir: workspace.dir },
+        { id, workspace: workspace.ws },
         {
           code: 'import os\nleft = []\nfor pid in os.listdir("/proc"):\n    if pid.isdigit():\n        try:\n            cmd = open(f"/proc/{pid}/cmdline","rb").read()\n        except OSError:\n            continue\n        if cmd.split(b"\\0")[0] == b"sleep" or b"bg-marker" in cmd:\n            left.append(cmd)\nprint("left", left)',
         },
@@ -223,13 +219,13 @@ describe('containment', () => {
     const id = `zombie-${randomBytes(4).toString('hex')}`;
     try {
       await sandbox.runCell(
-        { id, workspaceDir: workspace.dir },
+        { id, workspace: workspace.ws },
         {
           code: 'import subprocess\nfor _ in range(5):\n    subprocess.Popen(["true"])\nprint("left unwaited")',
         },
       );
       const check = await sandbox.runCell(
-        { id, workspaceDir: workspace.dir },
+        { id, workspace: workspace.ws },
         {
           code: 'import os\nzombies = 0\nfor pid in os.listdir("/proc"):\n    if pid.isdigit():\n        try:\n            state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]\n        except OSError:\n            continue\n        zombies += state == "Z"\nprint("zombies", zombies)',
         },
@@ -338,8 +334,8 @@ describe('containment', () => {
         !paths.some((p) => p.includes('link') || p.includes('passwd')),
         `symlinks reported: ${paths}`,
       );
-      await assert.rejects(readWorkspaceFile(workspace.dir, link.split('/').pop()!), /symlink/);
-      await assert.rejects(readWorkspaceFile(workspace.dir, 'cell-link'), /symlink/);
+      await assert.rejects(workspace.ws.open(link.split('/').pop()!), /symlink/);
+      await assert.rejects(workspace.ws.open('cell-link'), /symlink/);
       assert.ok((await readdir(workspace.dir)).includes('cell-link'));
     } finally {
       await rm(link, { force: true });

@@ -9,6 +9,7 @@ import {
   TEST_IMAGE,
   tempWorkspace,
   testSandbox,
+  testWorkspaces,
 } from '../helpers/sandbox.ts';
 
 describe('sandbox lifecycle', () => {
@@ -16,7 +17,7 @@ describe('sandbox lifecycle', () => {
     const sandbox = await testSandbox({ idleTtlMs: 500 });
     const workspace = await tempWorkspace();
     try {
-      const ref = { id: 'ttl-thread', workspaceDir: workspace.dir };
+      const ref = { id: 'ttl-thread', workspace: workspace.ws };
       await sandbox.runCell(ref, { code: 'open("kept.txt","w").write("1")' });
       assert.equal((await containersOfInstance(sandbox.instanceId)).length, 1);
       await new Promise((r) => setTimeout(r, 700));
@@ -38,10 +39,12 @@ describe('sandbox lifecycle', () => {
     const workspace = await tempWorkspace();
     const script = `
       import { createDockerSandbox } from './src/sandbox/docker/manager.ts';
+      import { userDirectoryWorkspace } from './src/workspace/index.ts';
       const sandbox = await createDockerSandbox({ image: process.argv[1], reapIntervalMs: 0, pool: { session: 1, ephemeral: 1 } });
-      await sandbox.runCell({ id: 't', workspaceDir: process.argv[2] }, { code: 'print(1)' });
+      const workspace = await userDirectoryWorkspace(process.argv[2]);
+      await sandbox.runCell({ id: 't', workspace }, { code: 'print(1)' });
       console.log('instance', sandbox.instanceId);
-      sandbox.runCell({ id: 't', workspaceDir: process.argv[2] }, { code: 'import time; time.sleep(60)' });
+      sandbox.runCell({ id: 't', workspace }, { code: 'import time; time.sleep(60)' });
       setInterval(() => {}, 1000);
     `;
     const child = spawn(
@@ -75,7 +78,10 @@ describe('sandbox lifecycle', () => {
   });
 
   test('the warm pool serves a new workspace and refills', async () => {
-    const sandbox = await testSandbox({ pool: { session: 1, ephemeral: 1 } });
+    const sandbox = await testSandbox({
+      pool: { session: 1, ephemeral: 1 },
+      workspaces: await testWorkspaces(),
+    });
     try {
       await eventually(
         async () => (await sandbox.status()).pool.session === 1,
@@ -86,7 +92,7 @@ describe('sandbox lifecycle', () => {
       assert.equal(allocated.warm, true);
       const started = performance.now();
       const result = await sandbox.runCell(
-        { id: 'pooled-thread', workspaceDir: allocated.workspaceDir },
+        { id: 'pooled-thread', workspace: allocated.workspace },
         { code: 'print("warm")' },
       );
       const elapsed = performance.now() - started;
@@ -125,7 +131,7 @@ describe('sandbox lifecycle', () => {
       const sandbox = await testSandbox();
       const workspace = await tempWorkspace();
       try {
-        const ref = { id: 'cancel-thread', workspaceDir: workspace.dir, stateful };
+        const ref = { id: 'cancel-thread', workspace: workspace.ws, stateful };
         await sandbox.runCell(ref, { code: 'print(1)' });
         const controller = new AbortController();
         const running = sandbox.runCell(ref, {
@@ -176,7 +182,7 @@ describe('sandbox lifecycle', () => {
     const sandbox = await testSandbox({ limits: { hostGraceMs: 1000 } });
     const workspace = await tempWorkspace();
     try {
-      const ref = { id: 'frozen-thread', workspaceDir: workspace.dir };
+      const ref = { id: 'frozen-thread', workspace: workspace.ws };
       await sandbox.runCell(ref, { code: 'print(1)' });
       const [name] = await containersOfInstance(sandbox.instanceId);
       // The engine freezes the whole container: not even the kernel can report.
@@ -199,7 +205,7 @@ describe('sandbox lifecycle', () => {
     const sandbox = await testSandbox();
     const workspace = await tempWorkspace();
     try {
-      const ref = { id: 'stopper-thread', workspaceDir: workspace.dir };
+      const ref = { id: 'stopper-thread', workspace: workspace.ws };
       const stopper = await sandbox.runCell(ref, {
         code: 'import os, signal\nfor pid in os.listdir("/proc"):\n    if pid.isdigit() and int(pid) != os.getpid():\n        try: os.kill(int(pid), signal.SIGSTOP)\n        except OSError: pass\nprint("stopped")',
       });
@@ -216,7 +222,7 @@ describe('sandbox lifecycle', () => {
     const sandbox = await testSandbox();
     const workspace = await tempWorkspace();
     try {
-      const ref = { id: 'crash-thread', workspaceDir: workspace.dir };
+      const ref = { id: 'crash-thread', workspace: workspace.ws };
       const crashed = await sandbox.runCell(ref, {
         code: 'import os, signal\nfor pid in os.listdir("/proc"):\n    if pid.isdigit() and int(pid) not in (1, os.getpid()):\n        try: os.kill(int(pid), signal.SIGKILL)\n        except OSError: pass\nimport time\ntime.sleep(5)',
       });
@@ -252,7 +258,7 @@ describe('sandbox lifecycle', () => {
     const workspace = await tempWorkspace();
     try {
       const result = await sandbox.runCell(
-        { id: 'no-engine', workspaceDir: workspace.dir },
+        { id: 'no-engine', workspace: workspace.ws },
         { code: 'print(1)' },
       );
       assert.equal(result.status, 'unavailable');
@@ -270,7 +276,7 @@ describe('sandbox lifecycle', () => {
     const sandbox = await testSandbox();
     const workspace = await tempWorkspace();
     try {
-      await sandbox.runCell({ id: 'label-thread', workspaceDir: workspace.dir }, { code: 'print(1)' });
+      await sandbox.runCell({ id: 'label-thread', workspace: workspace.ws }, { code: 'print(1)' });
       const [info] = await docker.listContainers({
         filters: { label: [`${LABELS.instance}=${sandbox.instanceId}`] },
       });

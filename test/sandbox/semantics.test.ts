@@ -8,7 +8,7 @@ import { containersOfInstance, tempWorkspace, testSandbox } from '../helpers/san
 
 describe('cell semantics', () => {
   let sandbox: DockerSandboxManager;
-  let workspace: { dir: string; cleanup: () => Promise<void> };
+  let workspace: Awaited<ReturnType<typeof tempWorkspace>>;
   before(async () => {
     sandbox = await testSandbox();
     workspace = await tempWorkspace();
@@ -21,7 +21,7 @@ describe('cell semantics', () => {
 
   const session = (stateful = false) => ({
     id: `sem-${randomBytes(4).toString('hex')}`,
-    workspaceDir: workspace.dir,
+    workspace: workspace.ws,
     stateful,
   });
 

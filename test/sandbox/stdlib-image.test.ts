@@ -33,7 +33,7 @@ async function ensureStdlibImage(): Promise<void> {
 
 describe('the kernel on a standard-library-only image', () => {
   let sandbox: DockerSandboxManager;
-  let workspace: { dir: string; cleanup: () => Promise<void> };
+  let workspace: Awaited<ReturnType<typeof tempWorkspace>>;
   before(async () => {
     await ensureStdlibImage();
     sandbox = await testSandbox({ image: STDLIB_IMAGE });
@@ -51,7 +51,7 @@ describe('the kernel on a standard-library-only image', () => {
   });
 
   test('cells run, fail with the right line numbers, and time out', async () => {
-    const ref = { id: 'stdlib-thread', workspaceDir: workspace.dir };
+    const ref = { id: 'stdlib-thread', workspace: workspace.ws };
     const ok = await sandbox.runCell(ref, {
       code: 'import sys, json\nprint(sys.version_info[:2] >= (3, 9), json.dumps({"ok": 1}))',
     });
@@ -71,7 +71,7 @@ describe('the kernel on a standard-library-only image', () => {
   });
 
   test('stateful sessions and injected data work without third-party packages', async () => {
-    const ref = { id: 'stdlib-stateful', workspaceDir: workspace.dir, stateful: true };
+    const ref = { id: 'stdlib-stateful', workspace: workspace.ws, stateful: true };
     await sandbox.runCell(ref, { code: 'total = 40' });
     assert.equal((await sandbox.runCell(ref, { code: 'print(total + 2)' })).output, '42\n');
     const injected = await sandbox.runEphemeral({

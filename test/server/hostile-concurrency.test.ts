@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { DockerSandboxManager } from '../../src/sandbox/docker/manager.ts';
 import { containersOfInstance } from '../helpers/sandbox.ts';
 import type { TestServer } from './helpers.ts';
 import { startTestServer } from './helpers.ts';
@@ -119,7 +120,7 @@ describe('hostile: concurrency', () => {
       [],
     );
     assert.deepEqual(dbCounts(server.dataDir), countsBefore, 'the requests created records');
-    const instance = server.service.deps.sandbox.instanceId;
+    const instance = (server.service.deps.sandbox as DockerSandboxManager).instanceId;
     await waitFor(
       async () => (await containersOfInstance(instance)).length === 0,
       'every one-shot sandbox is removed',

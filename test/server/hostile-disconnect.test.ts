@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { LABELS } from '../../src/sandbox/docker/labels.ts';
+import type { DockerSandboxManager } from '../../src/sandbox/docker/manager.ts';
 import { containersOfInstance, docker } from '../helpers/sandbox.ts';
 import type { TestServer } from './helpers.ts';
 import { startTestServer } from './helpers.ts';
@@ -44,7 +45,7 @@ describe('hostile: clients that hang up mid-run', () => {
   let instance: string;
   before(async () => {
     server = await startTestServer({ script });
-    instance = server.service.deps.sandbox.instanceId;
+    instance = (server.service.deps.sandbox as DockerSandboxManager).instanceId;
   });
   after(() => server.close());
 

@@ -215,18 +215,23 @@ export function treeDiff(before: Map<string, string>, after: Map<string, string>
   return changes.sort();
 }
 
-/** A thread's workspace directory, straight from the database (any owner; tests only). */
-export function workspaceOf(dataDir: string, threadId: string): string {
+/** A thread's workspace id, straight from the database (any owner; tests only). */
+export function workspaceIdOf(dataDir: string, threadId: string): string {
   const db = new Database(join(dataDir, 'analyst.db'), { readonly: true, fileMustExist: true });
   try {
-    const row = db.prepare('SELECT workspace_dir FROM threads WHERE id = ?').get(threadId) as
-      | { workspace_dir: string }
+    const row = db.prepare('SELECT workspace FROM threads WHERE id = ?').get(threadId) as
+      | { workspace: string }
       | undefined;
     assert.ok(row, `no thread ${threadId} in the database`);
-    return row.workspace_dir;
+    return row.workspace;
   } finally {
     db.close();
   }
+}
+
+/** A thread's workspace directory on the host (its mount point; tests only). */
+export function workspaceOf(dataDir: string, threadId: string): string {
+  return join(dataDir, 'workspaces', workspaceIdOf(dataDir, threadId));
 }
 
 /** Runs a cell in a thread's sandbox through the API and returns the ExecResult. */

@@ -95,7 +95,7 @@ describe('hostile: uploads land inside the workspace and never on a host file', 
       if (!info?.isFile()) problems.push(`${shown}: ${stored.path} is not a regular file in the workspace`);
       else if ((await readFile(join(workspace, stored.path), 'utf8')) !== content)
         problems.push(`${shown}: stored other bytes`);
-      const download = await rawRequest(server, { path: new URL(stored.url).pathname });
+      const download = await rawRequest(server, { path: new URL(stored.url, server.url).pathname });
       if (download.text !== content)
         problems.push(`${shown}: its URL does not download it (HTTP ${download.status})`);
     }

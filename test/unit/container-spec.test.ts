@@ -12,7 +12,10 @@ const base = {
 };
 
 describe('hardened container spec', () => {
-  const session = sandboxContainerSpec({ ...base, workspaceDir: '/data/workspaces/ws-1' });
+  const session = sandboxContainerSpec({
+    ...base,
+    workspace: { kind: 'host-directory', path: '/data/workspaces/ws-1' },
+  });
   const ephemeral = sandboxContainerSpec(base);
   const host = session.HostConfig!;
 

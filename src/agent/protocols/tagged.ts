@@ -115,7 +115,7 @@ async function* runTagged(
 }
 
 async function initialMessages(config: TaggedProtocolConfig, context: RunContext): Promise<ChatMessage[]> {
-  const data = await dataSection(context.session.workspaceDir);
+  const data = await dataSection(context.session.workspace);
   const history = context.messages.map((m) => ({ ...m }));
   const lastUser = history.map((m) => m.role).lastIndexOf('user');
   if (lastUser >= 0) history[lastUser] = { role: 'user', content: instructionPrompt(context.question, data) };

@@ -169,7 +169,7 @@ function parseArguments(
 }
 
 async function toolMessages(context: RunContext, enabled: ToolName[]): Promise<ChatMessage[]> {
-  const data = await dataSection(context.session.workspaceDir);
+  const data = await dataSection(context.session.workspace);
   const tools = enabled.length
     ? `You can call these tools: ${enabled.join(', ')}.`
     : 'No tools are available: answer from the conversation alone.';

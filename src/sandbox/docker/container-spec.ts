@@ -1,4 +1,5 @@
 import type { ContainerCreateOptions } from 'dockerode';
+import type { WorkspaceMount } from '../../workspace/workspace.ts';
 import type { SandboxLimits } from '../limits.ts';
 
 /** Everything that varies between sandbox containers; the rest is fixed hardening. */
@@ -8,8 +9,8 @@ export interface SandboxContainerOptions {
   kernelSource: string;
   limits: SandboxLimits;
   labels: Record<string, string>;
-  /** Host directory bind-mounted at /workspace (session); absent means a tmpfs /workspace (ephemeral). */
-  workspaceDir?: string;
+  /** The workspace mounted at /workspace (session); absent means a tmpfs /workspace (ephemeral). */
+  workspace?: WorkspaceMount;
   /**
    * Host directory holding the socket the kernel connects to at start, mounted read-only at
    * /run/analyst. The host accepts one connection and removes the socket before any cell
@@ -74,11 +75,9 @@ export function sandboxContainerSpec(options: SandboxContainerOptions): Containe
       NetworkMode: 'none',
       ReadonlyRootfs: true,
       Tmpfs:
-        options.workspaceDir === undefined
-          ? { '/tmp': tmpfs, '/workspace': workspaceTmpfs }
-          : { '/tmp': tmpfs },
+        options.workspace === undefined ? { '/tmp': tmpfs, '/workspace': workspaceTmpfs } : { '/tmp': tmpfs },
       Mounts: [
-        ...(options.workspaceDir === undefined ? [] : [bindMount(options.workspaceDir, '/workspace', false)]),
+        ...(options.workspace === undefined ? [] : [bindMount(options.workspace.path, '/workspace', false)]),
         ...(options.channelDir === undefined ? [] : [bindMount(options.channelDir, CHANNEL_MOUNT, true)]),
       ],
       NanoCpus: Math.round(limits.cpus * 1e9),

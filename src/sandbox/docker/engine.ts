@@ -80,3 +80,14 @@ export function statusCodeOf(error: unknown): number | undefined {
   const status = (error as { statusCode?: unknown }).statusCode;
   return typeof status === 'number' ? status : undefined;
 }
+
+/**
+ * An engine error as a tenant may read it: host paths (a workspace's mount point, the kernel
+ * socket's directory) become `<host path>`. Paths in `keep` (the engine socket, which the
+ * operator needs to see) stay.
+ */
+export function scrubHostPaths(message: string, keep: readonly string[] = []): string {
+  return message.replace(/\/(?:[^\s"':,/]+\/)+[^\s"':,]*/g, (path) =>
+    keep.some((k) => path === k || path.startsWith(`${k} `)) ? path : '<host path>',
+  );
+}

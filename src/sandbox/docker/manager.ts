@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { isAnalystError } from '../../errors/index.ts';
+import type { Workspace, WorkspaceStore } from '../../workspace/workspace.ts';
 import { prepareInjectedInput } from '../data-injection.ts';
 import { SandboxUnavailableError } from '../errors/sandbox-unavailable-error.ts';
 import { hostResult } from '../exec-result.ts';
@@ -24,13 +24,13 @@ import type {
   SandboxStatus,
   SessionRef,
 } from '../sandbox.ts';
-import { prepareWorkspaceDir } from '../workspace/prepare-workspace.ts';
 import { CpuAssigner } from './cpu-assigner.ts';
 import { type DockerEndpoint, resolveDockerEndpoint } from './endpoint.ts';
 import {
   dockerClient,
   isConnectionError,
   sandboxImage,
+  scrubHostPaths,
   statusCodeOf,
   unavailableFromError,
 } from './engine.ts';
@@ -56,8 +56,11 @@ export interface DockerSandboxOptions {
   /** An engine client; default: dockerode on the endpoint's socket. */
   docker?: Docker;
   limits?: Partial<SandboxLimits>;
-  /** Where allocateWorkspace() makes directories. Default: <tmpdir>/analyst-workspaces. */
-  workspacesDir?: string;
+  /**
+   * Where allocateWorkspace() and the session pool make workspaces. Without one, sessions
+   * run on the workspaces they are given and the session pool stays empty.
+   */
+  workspaces?: WorkspaceStore;
   /** Where session containers' kernel sockets are made (briefly). Default: <tmpdir>/analyst-run. */
   runtimeDir?: string;
   /** Warm containers kept ready. Default 0 of each (the server and CLI turn them on). */
@@ -74,6 +77,11 @@ export interface DockerSandboxOptions {
   now?: () => number;
   /** Called with background failures (pool refills, reaping). */
   onError?: (error: unknown) => void;
+  /**
+   * Why session cells cannot run on this host (e.g. no safe workspaces without root): each
+   * one is `unavailable` with this reason. One-shot cells, which mount nothing, still run.
+   */
+  sessionsUnavailable?: string;
 }
 
 const LEASE_MARGIN_MS = 10 * 60_000;
@@ -83,11 +91,10 @@ export class DockerSandboxManager implements SandboxManager {
   readonly image: string;
   readonly endpoint: DockerEndpoint;
   readonly limits: SandboxLimits;
-  readonly workspacesDir: string;
   private readonly docker: Docker;
   private readonly identity: ProcessIdentity;
   private readonly sessions = new Map<string, Session>();
-  /** Pooled session containers handed out by allocateWorkspace, by real workspace path. */
+  /** Pooled session containers handed out by allocateWorkspace, by workspace id. */
   private readonly claimed = new Map<string, SandboxContainer>();
   private readonly ephemeral = new Set<SandboxContainer>();
   /** Removals under way, so close() returns only when every container is gone. */
@@ -106,22 +113,28 @@ export class DockerSandboxManager implements SandboxManager {
     this.endpoint = options.endpoint ?? resolveDockerEndpoint();
     this.docker = options.docker ?? dockerClient(this.endpoint);
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
-    this.workspacesDir = options.workspacesDir ?? join(tmpdir(), 'analyst-workspaces');
     this.now = options.now ?? Date.now;
     this.onError = options.onError ?? (() => {});
     this.engineCheck = new EngineCheck(this.docker, this.endpoint, this.image, this.now);
     this.identity = currentProcessIdentity(`${process.pid}-${randomBytes(6).toString('hex')}`);
     const maxAgeMs = this.leaseMs - LEASE_MARGIN_MS;
     this.sessionPool = new WarmPool({
-      size: options.pool?.session ?? 0,
+      size: options.workspaces ? (options.pool?.session ?? 0) : 0,
       maxAgeMs,
       now: this.now,
       onError: this.onError,
-      retire: (container) => this.retire(container),
+      // A pooled container no thread took away: its empty workspace goes with it.
+      retire: (container) => this.retire(container, { withWorkspace: true }),
       create: async () => {
-        const dir = join(this.workspacesDir, `ws-${randomBytes(12).toString('hex')}`);
-        await prepareWorkspaceDir(dir, { create: true });
-        return this.startContainer('pool-session', 'pool', dir);
+        const workspace = await this.workspaceStore().create();
+        try {
+          return await this.startContainer('pool-session', 'pool', workspace);
+        } catch (error) {
+          await this.workspaceStore()
+            .destroy(workspace.id)
+            .catch(() => {});
+          throw error;
+        }
       },
     });
     this.ephemeralPool = new WarmPool({
@@ -164,11 +177,11 @@ export class DockerSandboxManager implements SandboxManager {
     validateCode(request.code);
     const timeoutMs = resolveTimeoutMs(request.timeoutMs, this.limits);
     resolveMaxOutputBytes(request.maxOutputBytes, this.limits);
+    if (this.options.sessionsUnavailable) return hostResult('unavailable', this.options.sessionsUnavailable);
     let session = this.sessions.get(ref.id);
-    if (!session || session.workspaceDir !== ref.workspaceDir) {
-      await prepareWorkspaceDir(ref.workspaceDir);
+    if (!session || session.workspace.id !== ref.workspace.id) {
       if (session?.container) this.retire(session.container);
-      session = new Session(ref.id, ref.workspaceDir);
+      session = new Session(ref.id, ref.workspace);
       this.sessions.set(ref.id, session);
     }
     const current = session;
@@ -231,19 +244,25 @@ export class DockerSandboxManager implements SandboxManager {
 
   async allocateWorkspace(): Promise<AllocatedWorkspace> {
     const pooled = this.sessionPool.take();
-    if (pooled?.workspaceDir) {
-      this.claimed.set(realpathSync(pooled.workspaceDir), pooled);
-      return { workspaceDir: pooled.workspaceDir, warm: true };
+    if (pooled?.workspace) {
+      this.claimed.set(pooled.workspace.id, pooled);
+      return { workspace: pooled.workspace, warm: true };
     }
-    const workspaceDir = join(this.workspacesDir, `ws-${randomBytes(12).toString('hex')}`);
-    await prepareWorkspaceDir(workspaceDir, { create: true });
-    return { workspaceDir, warm: false };
+    return { workspace: await this.workspaceStore().create(), warm: false };
   }
 
   async closeSession(id: string): Promise<void> {
     const session = this.sessions.get(id);
     this.sessions.delete(id);
     await session?.close();
+  }
+
+  async releaseWorkspace(workspaceId: string): Promise<void> {
+    const claimed = this.claimed.get(workspaceId);
+    this.claimed.delete(workspaceId);
+    const bound = [...this.sessions].filter(([, session]) => session.workspace.id === workspaceId);
+    for (const [id] of bound) this.sessions.delete(id);
+    await Promise.all([claimed?.remove(), ...bound.map(([, session]) => session.close())]);
   }
 
   async status(): Promise<SandboxStatus> {
@@ -288,10 +307,22 @@ export class DockerSandboxManager implements SandboxManager {
     this.claimed.clear();
   }
 
-  /** Removes a container in the background; close() waits for it. */
-  private retire(container: SandboxContainer): void {
-    const removal = container.remove().finally(() => this.removals.delete(removal));
+  /** Removes a container (and, for an unused pooled one, its workspace) in the background; close() waits. */
+  private retire(container: SandboxContainer, options: { withWorkspace?: boolean } = {}): void {
+    const workspace = options.withWorkspace ? container.workspace : undefined;
+    const removal = container
+      .remove()
+      .then(() => (workspace ? this.options.workspaces?.destroy(workspace.id) : undefined))
+      .catch(this.onError)
+      .finally(() => this.removals.delete(removal));
     this.removals.add(removal);
+  }
+
+  private workspaceStore(): WorkspaceStore {
+    if (!this.options.workspaces) {
+      throw new SandboxUnavailableError('this sandbox manager was made without a workspace store');
+    }
+    return this.options.workspaces;
   }
 
   /** Removes idle session containers, replaces aging pooled ones, reaps others' leftovers. */
@@ -321,15 +352,14 @@ export class DockerSandboxManager implements SandboxManager {
     if (current?.alive && this.now() - current.createdAt < this.leaseMs - LEASE_MARGIN_MS) return current;
     if (current) this.retire(current);
     session.container = undefined;
-    const realDir = realpathSync(session.workspaceDir);
-    const claimed = this.claimed.get(realDir);
-    this.claimed.delete(realDir);
+    const claimed = this.claimed.get(session.workspace.id);
+    this.claimed.delete(session.workspace.id);
     if (claimed?.alive) {
       void claimed.rename(containerName('session', session.id));
       session.container = claimed;
     } else {
       if (claimed) this.retire(claimed);
-      session.container = await this.startContainer('session', session.id, session.workspaceDir);
+      session.container = await this.startContainer('session', session.id, session.workspace);
     }
     return session.container;
   }
@@ -337,7 +367,7 @@ export class DockerSandboxManager implements SandboxManager {
   private async startContainer(
     kind: ContainerKind,
     owner: string,
-    workspaceDir?: string,
+    workspace?: Workspace,
   ): Promise<SandboxContainer> {
     if (this.closed) throw new SandboxUnavailableError('the sandbox manager is closed');
     const { cpuCount } = await this.engine();
@@ -353,13 +383,14 @@ export class DockerSandboxManager implements SandboxManager {
         name,
         // Session containers talk over a socket (faster); ephemeral ones mount nothing at all.
         channelDir:
-          workspaceDir === undefined
+          workspace === undefined
             ? undefined
             : join(this.options.runtimeDir ?? join(tmpdir(), 'analyst-run'), name),
         kernelSource: kernelSource().source,
         limits: this.limits,
         labels: containerLabels(this.identity, kind, owner, new Date(this.now() + leaseMs)),
-        workspaceDir,
+        workspace: workspace?.mount(),
+        workspaceRef: workspace,
         cpuset: cpu?.cpuset,
         onRemove: cpu?.release,
         startupTimeoutMs: this.options.startupTimeoutMs ?? 60_000,
@@ -385,7 +416,8 @@ export class DockerSandboxManager implements SandboxManager {
     if (isAnalystError(error)) throw error;
     if (isConnectionError(error))
       return hostResult('unavailable', unavailableFromError(error, this.endpoint).message);
-    return hostResult('unavailable', `the sandbox could not be started: ${(error as Error).message}`);
+    const message = scrubHostPaths((error as Error).message, [this.endpoint.socketPath]);
+    return hostResult('unavailable', `the sandbox could not be started: ${message}`);
   }
 }
 

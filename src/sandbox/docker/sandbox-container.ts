@@ -3,6 +3,7 @@ import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
+import type { Workspace } from '../../workspace/workspace.ts';
 import {
   type KernelCellOutcome,
   KernelChannel,
@@ -21,7 +22,7 @@ export class SandboxContainer {
     private readonly handle: Docker.Container,
     readonly name: string,
     readonly kind: ContainerKind,
-    readonly workspaceDir: string | undefined,
+    readonly workspace: Workspace | undefined,
     readonly createdAt: number,
     readonly channel: KernelChannel,
     readonly hello: KernelHello,
@@ -39,6 +40,8 @@ export class SandboxContainer {
     docker: Docker,
     options: SandboxContainerOptions & {
       kind: ContainerKind;
+      /** The workspace mounted at /workspace (session containers). */
+      workspaceRef?: Workspace;
       startupTimeoutMs: number;
       now: () => number;
       /** Called once when the container is removed (e.g. to free its CPU). */
@@ -71,7 +74,7 @@ export class SandboxContainer {
         handle,
         options.name,
         options.kind,
-        options.workspaceDir,
+        options.workspaceRef,
         options.now(),
         channel!,
         hello,

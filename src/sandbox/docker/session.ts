@@ -1,3 +1,4 @@
+import type { Workspace } from '../../workspace/workspace.ts';
 import type { SandboxContainer } from './sandbox-container.ts';
 
 /** A thread's sandbox slot: cells run one at a time, in the order they were asked for. */
@@ -8,7 +9,7 @@ export class Session {
 
   constructor(
     readonly id: string,
-    readonly workspaceDir: string,
+    readonly workspace: Workspace,
   ) {}
 
   get busy(): boolean {

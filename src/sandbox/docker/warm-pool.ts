@@ -71,7 +71,7 @@ export class WarmPool {
       try {
         const container = await this.options.create();
         if (this.closed) {
-          await container.remove();
+          this.options.retire(container);
           return;
         }
         this.ready.push(container);
@@ -105,6 +105,6 @@ export class WarmPool {
     this.closed = true;
     clearTimeout(this.refillTimer);
     await this.filling?.catch(() => {});
-    await Promise.all(this.ready.splice(0).map((c) => c.remove()));
+    for (const container of this.ready.splice(0)) this.options.retire(container);
   }
 }

@@ -107,7 +107,7 @@ def rehearse(pending_fd=None):
         body = json.dumps({"id": "rehearsal", "code": code, "timeout_ms": 30000, "cwd": "/"}).encode()
         write_all(code_w, struct.pack(">I", len(body)) + body)
         _, namespace = serve_cell(code_r, done_w, namespace)
-        os.read(done_r, 4)
+        os.read(done_r, DONE_MAX)
     for fd in (code_r, code_w, done_r, done_w):
         os.close(fd)
     sys.modules["__main__"] = main
@@ -171,8 +171,38 @@ def save_open_figures():
         sys.stderr.write("[analyst] could not save an open figure: %r\n" % (error,))
 
 
+# The done pipe carries ">iI" (status, length) and an error record of at most this many
+# bytes in one write, which is atomic for a pipe (PIPE_BUF is 4096).
+DONE_MAX = 4096
+ERROR_RECORD_MAX = DONE_MAX - 8
+
+
+def error_record(error, tb):
+    """The cell's exception as data: name, value, traceback lines, and the user's line."""
+    import traceback
+
+    line = None
+    for frame in traceback.extract_tb(tb):
+        if frame.filename == "<cell>":
+            line = frame.lineno
+    try:
+        lines = traceback.format_exception(type(error), error, tb)
+    except Exception:
+        lines = ["%s\n" % type(error).__name__]
+    record = {"name": type(error).__name__, "value": str(error)[:1000], "line": line, "traceback": lines}
+    body = json.dumps(record).encode()
+    while len(body) > ERROR_RECORD_MAX and len(record["traceback"]) > 2:
+        # Keep the first line and the frames nearest the error.
+        record["traceback"] = record["traceback"][:1] + record["traceback"][2:]
+        body = json.dumps(record).encode()
+    if len(body) > ERROR_RECORD_MAX:
+        record["traceback"], record["value"] = [], record["value"][:200]
+        body = json.dumps(record).encode()
+    return body
+
+
 def run_code(code, namespace):
-    """Execute one cell and return its exit status; errors print as a script's would."""
+    """Execute one cell; returns (exit status, error record or None). Errors print as a script's would."""
     import linecache
     import traceback
 
@@ -180,6 +210,7 @@ def run_code(code, namespace):
     linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
     mark_savefig()
     status = 0
+    record = None
     signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         exec(compile(code, filename, "exec"), namespace)
@@ -206,6 +237,10 @@ def run_code(code, namespace):
             traceback.print_exception(type(error), error, tb)
         except Exception:
             pass
+        try:
+            record = error_record(error, tb)
+        except Exception:
+            record = None
         status = 1
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     mark_savefig()
@@ -215,7 +250,7 @@ def run_code(code, namespace):
             stream.flush()
         except Exception:
             pass
-    return status
+    return status, record
 
 
 def fresh_namespace(request):
@@ -243,9 +278,10 @@ def read_request(fd):
     return json.loads(body)
 
 
-def report_done(done_fd, status):
+def report_done(done_fd, status, record=None):
+    body = record or b""
     try:
-        os.write(done_fd, struct.pack(">i", status))
+        os.write(done_fd, struct.pack(">iI", status, len(body)) + body)
     except OSError:
         pass  # the cell closed it; the kernel falls back to the exit status
 
@@ -256,8 +292,8 @@ def serve_cell(code_fd, done_fd, namespace):
     prepare_cell(request)
     if namespace is None:
         namespace = fresh_namespace(request)
-    status = run_code(request["code"], namespace)
-    report_done(done_fd, status)
+    status, record = run_code(request["code"], namespace)
+    report_done(done_fd, status, record)
     return status, namespace
 
 

@@ -91,6 +91,7 @@ class Cell:
         self.held_since = None
         self.output_watch_at = started + OUTPUT_HOLD_S
         self.status_word = None  # from the worker's done pipe
+        self.error = None  # the cell's exception as data (cell.py error_record), if it raised
         self.stop_status = None  # "timeout" | "cancelled"
         self.kill_at = None
 
@@ -200,6 +201,8 @@ class Kernel:
         before = snapshot(WORKSPACE) if scan else {}
         scratch_before = scratch_names()
         worker = self.worker(mode)
+        if mode == STATEFUL:
+            worker.signal(signal.SIGCONT)  # stopped since its last cell
         if not worker.submit(request):
             self.retire(mode)
             worker = self.worker(mode)
@@ -207,19 +210,28 @@ class Kernel:
         cell = Cell(request, started)
         self.watch(worker, cell)
         outcome = self.outcome(worker, cell)
-        outcome["artifacts"] = diff(before, snapshot(WORKSPACE)) if scan else []
-        outcome["duration_ms"] = round((time.monotonic() - started) * 1000, 3)
-        send(*self.held_frames(cell), frame("E", outcome))
-        # Off the critical path: end whatever the cell left running, then fork the next worker.
+        # Nothing of a cell runs on once it has ended: before the host hears of the end (and
+        # may read the workspace), a stateless cell's process group and every process it left
+        # are killed, and a stateful worker is stopped, every thread of it, until its next cell.
         if mode == STATELESS or not worker.alive:
             self.retire(mode)
         keep = [self.zygote_pid] + [w.pid for w in self.workers.values() if w is not None and w.alive]
         sweep(keep)
+        stateful = self.workers[STATEFUL]
+        if stateful is not None and stateful.alive:
+            stateful.signal(signal.SIGSTOP)
         for pid in keep:
-            try:
-                os.kill(pid, signal.SIGCONT)  # a cell may have stopped them
-            except OSError:
-                pass
+            if stateful is None or pid != stateful.pid:
+                try:
+                    os.kill(pid, signal.SIGCONT)  # a cell may have stopped them
+                except OSError:
+                    pass
+        if cell.error is not None:
+            outcome["error"] = cell.error
+        outcome["artifacts"] = diff(before, snapshot(WORKSPACE)) if scan else []
+        outcome.update(workspace_space(WORKSPACE))
+        outcome["duration_ms"] = round((time.monotonic() - started) * 1000, 3)
+        send(*self.held_frames(cell), frame("E", outcome))
         reap_children()
         if mode == STATELESS:
             clear_scratch(scratch_before)
@@ -249,9 +261,14 @@ class Kernel:
                 self.forward(worker.out_r, cell)
             if worker.done_r in ready:
                 try:
-                    raw = os.read(worker.done_r, 4)
-                    if len(raw) == 4:
-                        (cell.status_word,) = struct.unpack(">i", raw)
+                    raw = os.read(worker.done_r, DONE_MAX)
+                    if len(raw) >= 8:
+                        cell.status_word, length = struct.unpack(">iI", raw[:8])
+                        if length and len(raw) >= 8 + length:
+                            try:
+                                cell.error = json.loads(raw[8 : 8 + length])
+                            except ValueError:
+                                cell.error = None
                 except BlockingIOError:
                     pass
             if self.channel in ready:
@@ -345,6 +362,18 @@ class Kernel:
             result["status"] = "ok" if code == 0 else "error"
             result["exit_code"] = code
         return result
+
+
+def workspace_space(root):
+    """Whether the workspace's quota is used up, from its filesystem (each is its own)."""
+    try:
+        info = os.statvfs(root)
+    except OSError:
+        return {}
+    full = info.f_bavail * info.f_frsize < (1 << 20) or (info.f_files > 0 and info.f_favail < 16)
+    if not full:
+        return {}
+    return {"workspace_full": {"bytes": info.f_blocks * info.f_frsize, "files": info.f_files}}
 
 
 def main():

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { InvalidInputError } from '../../errors/index.ts';
 import type { ChatMessage } from '../../llm/model.ts';
+import { validate } from '../validate.ts';
 
 /** A text part as OpenAI sends it, or as DeepAnalyze's own clients do (`text: {value}`). */
 const TextPart = z.object({
@@ -28,21 +29,14 @@ export const ChatRequestSchema = z
     file_ids: z.array(z.string()).optional(),
     thread_id: z.string().optional(),
     temperature: z.number().optional(),
+    /** Run on after the client hangs up; the response says where to follow the run. */
+    background: z.boolean().optional(),
   })
   .passthrough();
 export type ChatRequest = z.infer<typeof ChatRequestSchema>;
 
 export function parseChatRequest(body: unknown): ChatRequest {
-  if (body === undefined || body === null) {
-    throw new InvalidInputError('the request body is missing: send a JSON object with "messages"', {
-      param: null,
-    });
-  }
-  const parsed = ChatRequestSchema.safeParse(body);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  const param = issue.path.join('.') || null;
-  throw new InvalidInputError(`${param ? `${param}: ` : ''}${issue.message}`, { param });
+  return validate(ChatRequestSchema, body, 'the request body (a JSON object with "messages")');
 }
 
 /** Flattens content parts to text; only text parts are supported. */

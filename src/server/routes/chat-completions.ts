@@ -1,22 +1,28 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { type AgentEvent, artifactsOf } from '../../agent/events.ts';
 import { TranscriptWriter } from '../../agent/view/transcript.ts';
-import type { ChatMessage } from '../../llm/model.ts';
+import type { StoredEvent } from '../../store/store.ts';
 import { chunk, completion, type FileLink, finishReasonOf, usageChunk } from '../chat/completion.ts';
 import { conversationOf, fileIdsOf, parseChatRequest, threadIdOf } from '../chat/request.ts';
 import type { AppDeps } from '../deps.ts';
 import { baseUrl, threadFileUrl } from '../file-links.ts';
 import { abortOnHangUp } from '../hang-up.ts';
 import { newId } from '../ids.ts';
-import { SseStream } from '../sse.ts';
+import { corsHeaders, SseStream } from '../sse.ts';
 import { wire } from '../wire-error.ts';
+import { runEventsUrl, runObject } from './runs.ts';
 
 const ERROR_STATUS: Record<string, number> = { model_error: 502, model_timeout: 504 };
+
+type RunEnd = Extract<AgentEvent, { type: 'run-end' }>;
 
 /**
  * POST /v1/chat/completions: OpenAI's request and response (streaming or not) with
  * DeepAnalyze's extensions — `file_ids` and `thread_id` in, `thread_id`, `files` and
- * `generated_files` out. Every input is checked before anything is created.
+ * `generated_files` out. The run belongs to the service; this route starts it and follows
+ * it. A client that hangs up cancels it (its cell is killed), unless it asked for
+ * `"background": true`: then the run goes on and the response says where to follow it.
+ * Every input is checked before anything is created.
  */
 export function registerChatRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.post('/v1/chat/completions', async (request, reply) => {
@@ -28,55 +34,73 @@ export function registerChatRoutes(app: FastifyInstance, deps: AppDeps): void {
     const threadId = threadIdOf(body);
     const files = await Promise.all(fileIdsOf(body).map((id) => deps.threads.file(owner, id)));
     const thread = threadId ? await deps.threads.get(owner, threadId) : await deps.threads.create(owner);
+    deps.threads.assertWritable(thread.id);
     // Claimed before anything is awaited: of two requests on one thread, exactly one passes.
     const reservation = deps.runs.reserve(thread.id);
-    const question = asked[asked.length - 1]!.content ?? '';
-    let history: ChatMessage[];
-    try {
-      for (const file of files) await deps.threads.attach(thread, file);
-      // A client that sends only its new question continues the thread's stored conversation.
-      history = asked.length === 1 && threadId ? await storedConversation(deps, thread.id) : [];
-      await deps.store.addMessage({
-        id: newId('msg'),
-        thread_id: thread.id,
-        role: 'user',
-        content: question,
-        file_ids: files.map((f) => f.id),
-        run_id: null,
-      });
-      await deps.store.touchThread(thread.id, question.slice(0, 80));
-    } catch (error) {
-      reservation.release();
-      throw error;
-    }
-
-    const base = baseUrl(request, deps.config);
+    const base = baseUrl(deps.config);
     const fileUrl = (path: string) => threadFileUrl(base, thread.id, path);
-    const controller = abortOnHangUp(reply.raw);
-    const meta = { id: newId('chatcmpl'), model: entry.id, created: Math.floor(Date.now() / 1000) };
-    const events = deps.runs.start(
-      { thread, conversation: [...history, ...asked], entry, model, fileUrl, abortSignal: controller.signal },
+    const run = await deps.runs.start(
+      // A client that sends only its new question continues the thread's stored conversation.
+      {
+        thread,
+        messages: asked,
+        continueStored: asked.length === 1 && threadId !== undefined,
+        files,
+        entry,
+        model,
+        fileUrl,
+      },
       reservation,
     );
-    const linksOf = (all: AgentEvent[]): FileLink[] => [
-      ...artifactsOf(all).map((a) => ({ name: a.path.split('/').pop() ?? a.path, url: fileUrl(a.path) })),
+    const background = body.background === true;
+    const hangUp = abortOnHangUp(reply.raw);
+    if (!background) hangUp.signal.addEventListener('abort', () => deps.runs.cancel(run.id), { once: true });
+    const meta = { id: newId('chatcmpl'), model: entry.id, created: Math.floor(Date.now() / 1000) };
+    const follow = {
+      run_id: run.id,
+      thread_id: thread.id,
+      events_url: runEventsUrl(base, thread.id, run.id),
+    };
+    const linksOf = (artifacts: AgentEvent[]): FileLink[] => [
+      ...artifactsOf(artifacts).map((a) => ({
+        name: a.path.split('/').pop() ?? a.path,
+        url: fileUrl(a.path),
+      })),
       ...deps.reports.links(thread.id, base),
     ];
+    const events = deps.runs.subscribe(run.id, { abortSignal: hangUp.signal });
 
     if (body.stream) {
-      return streamChat(reply, events, controller, {
+      return streamChat(reply, events, hangUp, {
         meta,
         threadId: thread.id,
         includeUsage: body.stream_options?.include_usage === true,
         links: linksOf,
         fileUrl,
+        follow: background ? follow : undefined,
       });
     }
+    if (background) {
+      return {
+        id: meta.id,
+        object: 'chat.completion',
+        created: meta.created,
+        model: meta.model,
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: '', thread_id: thread.id, files: [] },
+            finish_reason: null,
+          },
+        ],
+        analyst: { ...follow, status: 'running', run: runObject(run) },
+      };
+    }
 
-    // Not streaming: a client that hangs up cancels the run (its cell is killed).
     const all: AgentEvent[] = [];
-    for await (const event of events) all.push(event);
-    const end = all.find((e): e is Extract<AgentEvent, { type: 'run-end' }> => e.type === 'run-end')!;
+    for await (const { event } of events) all.push(event);
+    const end = all.find((e): e is RunEnd => e.type === 'run-end');
+    if (!end) return reply; // the client went away; the run was cancelled and is stored
     const error = all.find((e): e is Extract<AgentEvent, { type: 'error' }> => e.type === 'error');
     if (end.status === 'failed' && error && end.transcript === '') {
       return reply
@@ -89,29 +113,37 @@ export function registerChatRoutes(app: FastifyInstance, deps: AppDeps): void {
 
 async function streamChat(
   reply: FastifyReply,
-  events: AsyncGenerator<AgentEvent, void>,
-  controller: AbortController,
+  events: AsyncGenerator<StoredEvent, void>,
+  hangUp: AbortController,
   options: {
     meta: { id: string; model: string; created: number };
     threadId: string;
     includeUsage: boolean;
     links: (all: AgentEvent[]) => FileLink[];
     fileUrl: (path: string) => string;
+    /** Where to follow a background run (its hang-up does not cancel it). */
+    follow?: { run_id: string; thread_id: string; events_url: string };
   },
 ): Promise<void> {
   reply.hijack();
-  const sse = new SseStream(reply.raw, corsHeaders(reply));
-  sse.onClose(() => controller.abort());
+  const headers = corsHeaders(reply);
+  if (options.follow) {
+    headers['x-analyst-run-id'] = options.follow.run_id;
+    headers['x-analyst-events-url'] = options.follow.events_url;
+  }
+  const sse = new SseStream(reply.raw, headers);
+  sse.onClose(() => hangUp.abort());
   const { meta } = options;
-  await sse.send(chunk(meta, { role: 'assistant', content: '' }));
-  const all: AgentEvent[] = [];
-  let end: Extract<AgentEvent, { type: 'run-end' }> | undefined;
+  await sse.send(
+    chunk(meta, { role: 'assistant', content: '' }, null, options.follow ? { analyst: options.follow } : {}),
+  );
+  const artifacts: AgentEvent[] = [];
+  let end: RunEnd | undefined;
   let error: Extract<AgentEvent, { type: 'error' }> | undefined;
   // The transcript as it grows: model text as it streams, each execution block whole.
   const transcript = new TranscriptWriter(options.fileUrl);
-  // Read every event to the end, also after the client left, so the run is stored whole.
-  for await (const event of events) {
-    if (event.type === 'artifact-created') all.push(event);
+  for await (const { event } of events) {
+    if (event.type === 'artifact-created') artifacts.push(event);
     const piece = transcript.push(event);
     if (piece) await sse.send(chunk(meta, { content: piece }));
     if (event.type === 'error') error = event;
@@ -122,7 +154,7 @@ async function streamChat(
     // Headers are gone: the error travels in the stream, in OpenAI's shape.
     await sse.send(wire(error.message, 'server_error', null, error.code));
   }
-  const files = options.links(all);
+  const files = options.links(artifacts);
   await sse.send(
     chunk(meta, { thread_id: options.threadId, files }, finishReasonOf(end.status), {
       generated_files: files,
@@ -131,18 +163,4 @@ async function streamChat(
   );
   if (options.includeUsage) await sse.send(usageChunk(meta, end.usage));
   await sse.done();
-}
-
-/** CORS headers @fastify/cors set on the reply, carried over to the hijacked SSE response. */
-function corsHeaders(reply: FastifyReply): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(reply.getHeaders())) {
-    if (name.startsWith('access-control-') && value !== undefined) headers[name] = String(value);
-  }
-  return headers;
-}
-
-async function storedConversation(deps: AppDeps, threadId: string): Promise<ChatMessage[]> {
-  const messages = await deps.store.listMessages(threadId);
-  return messages.map((m) => ({ role: m.role, content: m.content }));
 }

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { InvalidInputError } from '../../errors/index.ts';
 import type { AppDeps } from '../deps.ts';
 import { abortOnHangUp } from '../hang-up.ts';
+import { validate } from '../validate.ts';
 
-const ExecBody = z
+export const ExecBodySchema = z
   .object({
     code: z.string(),
     /** Seconds, 1–30 (default 30). */
@@ -15,22 +15,9 @@ const ExecBody = z
   })
   .strict();
 
-const ThreadExecBody = z
+export const ThreadExecBodySchema = z
   .object({ code: z.string(), timeout: z.number().optional(), stateful: z.boolean().optional() })
   .strict();
-
-function parse<T>(schema: z.ZodType<T>, body: unknown): T {
-  if (body === undefined || body === null) {
-    throw new InvalidInputError('the request body is missing: send a JSON object with "code"', {
-      param: null,
-    });
-  }
-  const parsed = schema.safeParse(body);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  const param = issue.path.join('.') || null;
-  throw new InvalidInputError(`${param ? `${param}: ` : ''}${issue.message}`, { param });
-}
 
 const seconds = (timeout: number | undefined) =>
   timeout === undefined ? undefined : Math.round(timeout * 1000);
@@ -38,7 +25,7 @@ const seconds = (timeout: number | undefined) =>
 /** One-shot and thread execution for other agents: the body is code, the answer an ExecResult. */
 export function registerExecRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.post('/v1/exec', async (request, reply) => {
-    const body = parse(ExecBody, request.body);
+    const body = validate(ExecBodySchema, request.body, 'the request body (a JSON object with "code")');
     const controller = abortOnHangUp(reply.raw);
     return deps.sandbox.runEphemeral({
       code: body.code,
@@ -52,11 +39,19 @@ export function registerExecRoutes(app: FastifyInstance, deps: AppDeps): void {
 
   app.post<{ Params: { id: string } }>('/v1/threads/:id/exec', async (request, reply) => {
     const thread = await deps.threads.get(request.owner, request.params.id);
-    const body = parse(ThreadExecBody, request.body);
-    const controller = abortOnHangUp(reply.raw);
-    return deps.sandbox.runCell(
-      { id: thread.id, workspaceDir: thread.workspace_dir, stateful: body.stateful },
-      { code: body.code, timeoutMs: seconds(body.timeout), abortSignal: controller.signal },
-    );
+    const body = validate(ThreadExecBodySchema, request.body, 'the request body (a JSON object with "code")');
+    // Deleting the thread stops this cell and waits for it before the workspace goes.
+    const operation = deps.threads.begin(thread.id);
+    try {
+      const workspace = await deps.threads.workspace(thread);
+      const controller = abortOnHangUp(reply.raw);
+      const signal = AbortSignal.any([controller.signal, operation.signal]);
+      return await deps.sandbox.runCell(
+        { id: thread.id, workspace, stateful: body.stateful },
+        { code: body.code, timeoutMs: seconds(body.timeout), abortSignal: signal },
+      );
+    } finally {
+      operation.end();
+    }
   });
 }

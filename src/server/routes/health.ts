@@ -1,19 +1,37 @@
 import type { FastifyInstance } from 'fastify';
+import { ownerOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 
+/**
+ * Liveness (`/health`: ok, nothing else) and readiness (`/health/ready`). Readiness says
+ * ready or not to anyone; its details (engine, image, counts, messages) only to a caller
+ * with a valid key (or anyone in open mode, which serves only loopback).
+ */
 export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.get('/health', async () => ({ status: 'ok' }));
 
-  /** Ready when the store answers and a sandbox can be started (engine and image present). */
-  app.get('/health/ready', async (_request, reply) => {
+  app.get('/health/ready', async (request, reply) => {
     const store = await deps.store.ping().then(
       () => ({ ok: true }),
       (error: Error) => ({ ok: false, message: error.message }),
     );
     const sandbox = await deps.sandbox.status();
     const ready = store.ok && sandbox.available;
-    return reply
-      .code(ready ? 200 : 503)
-      .send({ status: ready ? 'ready' : 'not_ready', store, sandbox, runs: deps.runs.running });
+    reply.code(ready ? 200 : 503);
+    let trusted = false;
+    try {
+      ownerOf(request.headers.authorization, deps.config.keys);
+      trusted = true;
+    } catch {
+      trusted = false;
+    }
+    if (!trusted) return { status: ready ? 'ready' : 'not_ready' };
+    return {
+      status: ready ? 'ready' : 'not_ready',
+      store,
+      sandbox,
+      workspaces: deps.workspaces.kind,
+      runs: deps.runs.running,
+    };
   });
 }

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { InvalidInputError } from '../../errors/index.ts';
+import { z } from 'zod';
 import type { AppDeps } from '../deps.ts';
 import { baseUrl, threadFileUrl } from '../file-links.ts';
 import type { ReportFormat } from '../services/report-service.ts';
+import { validate } from '../validate.ts';
 import { contentDisposition } from './files.ts';
 
 const TYPES: Record<ReportFormat, string> = {
@@ -11,40 +12,42 @@ const TYPES: Record<ReportFormat, string> = {
   pdf: 'application/pdf',
 };
 
+const ReportQuery = z
+  .object({
+    format: z
+      .enum(['md', 'html', 'pdf'], { errorMap: () => ({ message: 'must be md, html or pdf' }) })
+      .default('md'),
+  })
+  .passthrough();
+
 /** A thread's report (Markdown, self-contained HTML, PDF) and notebook, rendered from its events. */
 export function registerReportRoutes(app: FastifyInstance, deps: AppDeps): void {
-  app.get<{ Params: { id: string }; Querystring: { format?: string } }>(
-    '/v1/threads/:id/report',
-    async (request, reply) => {
-      const format = (request.query.format ?? 'md') as ReportFormat;
-      if (!Object.hasOwn(TYPES, format))
-        throw new InvalidInputError('format must be md, html or pdf', { param: 'format' });
-      const thread = await deps.threads.get(request.owner, request.params.id);
-      // Links in the report point at the thread's file downloads.
-      const body = await deps.reports.report(
-        thread,
-        format,
-        threadFileUrl(baseUrl(request, deps.config), thread.id, ''),
-      );
-      return reply
-        .type(TYPES[format])
-        .header(
-          'content-disposition',
-          contentDisposition(`report.${format}`).replace(
-            /^attachment/,
-            format === 'md' ? 'attachment' : 'inline',
-          ),
-        )
-        .header('content-security-policy', "default-src 'none'; img-src data:; style-src 'unsafe-inline'")
-        .send(body);
-    },
-  );
+  app.get<{ Params: { id: string } }>('/v1/threads/:id/report', async (request, reply) => {
+    const { format } = validate(ReportQuery, request.query ?? {}, 'the query');
+    const thread = await deps.threads.get(request.owner, request.params.id);
+    const workspace = await deps.threads.workspace(thread);
+    // Links in the report point at the thread's file downloads.
+    const prefix = threadFileUrl(baseUrl(deps.config), thread.id, '');
+    const body = await deps.reports.report(thread, workspace, format, prefix);
+    return reply
+      .type(TYPES[format])
+      .header(
+        'content-disposition',
+        contentDisposition(`report.${format}`).replace(
+          /^attachment/,
+          format === 'md' ? 'attachment' : 'inline',
+        ),
+      )
+      .header('content-security-policy', "default-src 'none'; img-src data:; style-src 'unsafe-inline'")
+      .send(body);
+  });
 
   app.get<{ Params: { id: string } }>('/v1/threads/:id/notebook', async (request, reply) => {
     const thread = await deps.threads.get(request.owner, request.params.id);
+    const workspace = await deps.threads.workspace(thread);
     return reply
       .type('application/x-ipynb+json')
       .header('content-disposition', contentDisposition('analysis.ipynb'))
-      .send(await deps.reports.notebook(thread));
+      .send(await deps.reports.notebook(thread, workspace));
   });
 }

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { listWorkspaceFiles, openWorkspaceFile } from '../../sandbox/workspace/confined.ts';
 import type { AppDeps } from '../deps.ts';
 import { baseUrl, threadFileUrl } from '../file-links.ts';
 import { newId } from '../ids.ts';
@@ -9,12 +8,13 @@ import { contentDisposition, saveUpload, uploadedFile } from './files.ts';
 
 type Params = { Params: { id: string; '*': string } };
 
-/** A thread's workspace files: list, download and upload, confined to the workspace. */
+/** A thread's workspace files: list, download and upload, through its Workspace only. */
 export function registerThreadFileRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.get<Params>('/v1/threads/:id/files', async (request) => {
     const thread = await deps.threads.get(request.owner, request.params.id);
-    const base = baseUrl(request, deps.config);
-    const files = await listWorkspaceFiles(thread.workspace_dir);
+    const workspace = await deps.threads.workspace(thread);
+    const base = baseUrl(deps.config);
+    const files = await workspace.list();
     return {
       object: 'list',
       data: files.map((f) => ({
@@ -28,16 +28,16 @@ export function registerThreadFileRoutes(app: FastifyInstance, deps: AppDeps): v
 
   app.get<Params>('/v1/threads/:id/files/*', async (request, reply) => {
     const thread = await deps.threads.get(request.owner, request.params.id);
+    const workspace = await deps.threads.workspace(thread);
     const path = request.params['*'];
-    const handle = await openWorkspaceFile(thread.workspace_dir, path);
-    const { size } = await handle.stat();
+    const file = await workspace.open(path);
     const name = path.split('/').pop() ?? path;
     const type = contentType(name);
     const inline =
       /^image\/(png|jpeg|gif|webp)$/.test(type) || type.startsWith('text/plain') || type === 'text/csv';
     return reply
       .type(type)
-      .header('content-length', size)
+      .header('content-length', file.bytes)
       .header('x-content-type-options', 'nosniff')
       .header(
         'content-security-policy',
@@ -47,22 +47,26 @@ export function registerThreadFileRoutes(app: FastifyInstance, deps: AppDeps): v
         'content-disposition',
         inline ? contentDisposition(name).replace(/^attachment/, 'inline') : contentDisposition(name),
       )
-      .send(handle.createReadStream());
+      .send(file.stream({ start: 0, end: file.bytes }));
   });
 
   app.post<Params>('/v1/threads/:id/files', async (request) => {
     const thread = await deps.threads.get(request.owner, request.params.id);
-    const { part } = await uploadedFile(request);
-    const name = safeFilename(part.filename);
-    // Staged outside the workspace (a cell could swap a file there for a symlink), then
-    // copied in under a free name.
-    const staging = `.upload-${newId('file')}`;
-    const { bytes, sha256 } = await saveUpload(deps, staging, part);
+    const operation = deps.threads.begin(thread.id);
     try {
-      const path = await deps.threads.place(thread, deps.files.path(staging), name, sha256);
-      return { path, bytes, url: threadFileUrl(baseUrl(request, deps.config), thread.id, path) };
+      const { part } = await uploadedFile(request);
+      const name = safeFilename(part.filename);
+      // Staged in file storage first (its size checked, its hash taken), then placed.
+      const staging = `.upload-${newId('file')}`;
+      const { bytes, sha256 } = await saveUpload(deps, staging, part);
+      try {
+        const path = await deps.threads.place(thread, () => deps.files.open(staging), name, sha256);
+        return { path, bytes, url: threadFileUrl(baseUrl(deps.config), thread.id, path) };
+      } finally {
+        await deps.files.delete(staging);
+      }
     } finally {
-      await deps.files.delete(staging);
+      operation.end();
     }
   });
 }

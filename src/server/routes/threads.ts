@@ -1,7 +1,10 @@
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import type { MessageRecord, ThreadRecord } from '../../store/store.ts';
 import type { AppDeps } from '../deps.ts';
+import { validate } from '../validate.ts';
 import { listOf, pageOf } from './pagination.ts';
+import { runObject } from './runs.ts';
 
 export function threadObject(thread: ThreadRecord, busy: boolean) {
   return {
@@ -28,25 +31,68 @@ function messageObject(message: MessageRecord) {
   };
 }
 
+const Metadata = z
+  .record(z.unknown())
+  .refine((m) => JSON.stringify(m).length <= 64 * 1024, 'metadata must be at most 64 KB of JSON');
+const Title = z.string().trim().max(200, 'title must be at most 200 characters');
+
+export const CreateThreadSchema = z
+  .object({
+    title: Title.nullable().optional(),
+    metadata: Metadata.optional(),
+    /** Uploaded files to copy into the new thread's workspace. */
+    file_ids: z.array(z.string()).max(100).optional(),
+  })
+  .strict();
+
+export const UpdateThreadSchema = z
+  .object({ title: Title.nullable().optional(), metadata: Metadata.optional() })
+  .strict()
+  .refine((b) => b.title !== undefined || b.metadata !== undefined, 'send "title" and/or "metadata"');
+
+const ListQuery = z.object({ q: z.string().max(200).optional() }).passthrough();
+
 type ThreadParams = { Params: { id: string } };
 
-/** Threads: list, read, delete, their messages, runs and events, and cancel. */
+/** Threads: create, list (newest first, search by title), read, rename, delete, messages, events, cancel. */
 export function registerThreadRoutes(app: FastifyInstance, deps: AppDeps): void {
+  app.post('/v1/threads', async (request, reply) => {
+    const body = validate(CreateThreadSchema, request.body ?? {});
+    const files = await Promise.all((body.file_ids ?? []).map((id) => deps.threads.file(request.owner, id)));
+    const thread = await deps.threads.create(request.owner, {
+      title: body.title || null,
+      metadata: body.metadata,
+    });
+    if (files.length) await deps.threads.attachAll(thread, files);
+    return reply.code(201).send(threadObject(thread, false));
+  });
+
   app.get('/v1/threads', async (request) => {
     const page = pageOf(request.query);
-    const threads = await deps.store.listThreads(request.owner, { ...page, limit: page.limit + 1 });
+    const { q } = validate(ListQuery, request.query ?? {}, 'the query');
+    const threads = await deps.store.listThreads(request.owner, { ...page, limit: page.limit + 1, query: q });
     return listOf(threads, page.limit, (t) => threadObject(t, deps.runs.isBusy(t.id)));
   });
 
   app.get<ThreadParams>('/v1/threads/:id', async (request) => {
     const thread = await deps.threads.get(request.owner, request.params.id);
     const runs = await deps.store.listRuns(thread.id);
-    return { ...threadObject(thread, deps.runs.isBusy(thread.id)), runs };
+    return { ...threadObject(thread, deps.runs.isBusy(thread.id)), runs: runs.map(runObject) };
+  });
+
+  app.patch<ThreadParams>('/v1/threads/:id', async (request) => {
+    const thread = await deps.threads.get(request.owner, request.params.id);
+    const body = validate(UpdateThreadSchema, request.body);
+    deps.threads.assertWritable(thread.id);
+    const updated = await deps.store.updateThread(request.owner, thread.id, {
+      ...(body.title !== undefined ? { title: body.title || null } : {}),
+      ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
+    });
+    return threadObject(updated ?? thread, deps.runs.isBusy(thread.id));
   });
 
   app.delete<ThreadParams>('/v1/threads/:id', async (request) => {
     const thread = await deps.threads.get(request.owner, request.params.id);
-    if (deps.runs.cancel(thread.id)) await waitUntilIdle(deps, thread.id);
     await deps.threads.delete(thread);
     return { id: thread.id, object: 'thread.deleted', deleted: true };
   });
@@ -64,10 +110,6 @@ export function registerThreadRoutes(app: FastifyInstance, deps: AppDeps): void 
 
   app.post<ThreadParams>('/v1/threads/:id/cancel', async (request) => {
     const thread = await deps.threads.get(request.owner, request.params.id);
-    return { thread_id: thread.id, cancelled: deps.runs.cancel(thread.id) };
+    return { thread_id: thread.id, cancelled: deps.runs.cancelThread(thread.id) };
   });
-}
-
-async function waitUntilIdle(deps: AppDeps, threadId: string): Promise<void> {
-  for (let i = 0; i < 100 && deps.runs.isBusy(threadId); i++) await new Promise((r) => setTimeout(r, 50));
 }

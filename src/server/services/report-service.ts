@@ -1,88 +1,94 @@
-import { constants } from 'node:fs';
-import { lstat, mkdir, open, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
-import {
-  notebookJson,
-  prefixedReader,
-  type ReadArtifact,
-  type RunRecord,
-  renderHtmlReport,
-  renderMarkdownReport,
-  renderNotebook,
-  renderPdf,
-  withArtifactPrefix,
-} from '../../report/index.ts';
-import { readWorkspaceFile } from '../../sandbox/workspace/confined.ts';
-import { giveToSandbox } from '../../sandbox/workspace/give-to-sandbox.ts';
+import { artifactsOf } from '../../agent/events.ts';
+import { DEFAULT_REPORT_IMAGE_BYTES } from '../../report/image-budget.ts';
+import { imageKindOf } from '../../report/images.ts';
+import { type RenderedDocuments, type RunRecord, renderPdf } from '../../report/index.ts';
+import { renderInWorker } from '../../report/worker/render-in-worker.ts';
 import type { Store, ThreadRecord } from '../../store/store.ts';
+import type { Workspace } from '../../workspace/workspace.ts';
 import type { FileLink } from '../chat/completion.ts';
 
 export type ReportFormat = 'md' | 'html' | 'pdf';
 
 const REPORT_DIR = 'reports';
+const PER_IMAGE_BYTES = 10 * 1024 * 1024;
 
-/** Reports and notebooks of a thread, rendered from its stored events (SPEC §7). */
+/**
+ * Reports and notebooks of a thread, rendered from its stored events (SPEC §7), within
+ * bounds: the images a document embeds are read through the workspace up to a total of
+ * `imageBytes` (apparent sizes; what does not fit is linked), and rendering runs in a
+ * worker thread with its own memory and time limits. A thread whose documents cannot be
+ * made within them gets documents that link every file instead.
+ */
 export class ReportService {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly options: { imageBytes?: number } = {},
+  ) {}
 
-  /** The thread's record; artifacts named `linkPrefix + path` (see withArtifactPrefix). */
-  async record(thread: ThreadRecord, linkPrefix = ''): Promise<RunRecord> {
+  private get imageBytes(): number {
+    return this.options.imageBytes ?? DEFAULT_REPORT_IMAGE_BYTES;
+  }
+
+  /** The thread's record: its title, first question, model and every event. */
+  async record(thread: ThreadRecord): Promise<RunRecord> {
     const messages = await this.store.listMessages(thread.id);
     const runs = await this.store.listRuns(thread.id);
     const question = messages.find((m) => m.role === 'user')?.content ?? '';
     return {
       title: thread.title ?? 'Analysis',
       question,
-      model: runs[runs.length - 1]?.model ?? 'unknown',
+      model: runs.findLast((r) => r.protocol !== 'cell')?.model ?? 'unknown',
       createdAt: new Date(thread.created_at).toISOString(),
-      events: withArtifactPrefix(await this.store.threadEvents(thread.id), linkPrefix),
+      events: await this.store.threadEvents(thread.id),
     };
   }
 
-  reader(thread: ThreadRecord, linkPrefix = ''): ReadArtifact {
-    return prefixedReader(linkPrefix, (path) =>
-      readWorkspaceFile(thread.workspace_dir, path).catch(() => undefined),
-    );
-  }
-
   /**
-   * The report; `linkPrefix` is what makes its artifact links resolve where it is read
-   * (a download URL base, or `../` for the copy in the workspace's reports/ folder).
+   * Markdown, HTML and/or notebook; `linkPrefix` is what makes artifact links resolve where
+   * the document is read (a download URL base, or `../` for the copies in `reports/`).
    */
-  async report(thread: ThreadRecord, format: ReportFormat, linkPrefix = ''): Promise<Buffer> {
-    const record = await this.record(thread, linkPrefix);
-    const read = this.reader(thread, linkPrefix);
-    if (format === 'md') return Buffer.from(await renderMarkdownReport(record, read));
-    const html = await renderHtmlReport(record, read);
-    return format === 'html' ? Buffer.from(html) : renderPdf(html);
-  }
-
-  async notebook(thread: ThreadRecord): Promise<Buffer> {
-    return Buffer.from(notebookJson(await renderNotebook(await this.record(thread), this.reader(thread))));
-  }
-
-  /**
-   * Writes the thread's report and notebook into its workspace (`reports/`), never through
-   * a symlink a cell may have put there.
-   */
-  async write(thread: ThreadRecord): Promise<void> {
-    const dir = join(thread.workspace_dir, REPORT_DIR);
-    const info = await lstat(dir).catch(() => undefined);
-    if (info && !info.isDirectory()) await unlink(dir);
-    if (!info?.isDirectory()) {
-      await mkdir(dir);
-      await giveToSandbox(dir);
+  async documents(
+    thread: ThreadRecord,
+    workspace: Workspace,
+    formats: Array<'md' | 'html' | 'ipynb'>,
+    linkPrefix = '',
+  ): Promise<RenderedDocuments> {
+    const record = await this.record(thread);
+    const files = await this.imageFiles(record, workspace);
+    try {
+      return await renderInWorker({ record, linkPrefix, files, formats, imageBytes: this.imageBytes });
+    } catch {
+      // Over its bounds: the same documents with every image linked, not embedded.
+      const sizes = Object.fromEntries(
+        Object.entries(files).map(([path, f]) => [path, typeof f === 'number' ? f : f.byteLength]),
+      );
+      return renderInWorker({ record, linkPrefix, files: sizes, formats, imageBytes: 0 });
     }
-    // One record for all three: the thread's events are read once. Links go up from reports/.
-    const record = await this.record(thread, '../');
-    const read = this.reader(thread, '../');
-    const html = await renderHtmlReport(record, read);
-    await writeNoFollow(join(dir, 'report.md'), Buffer.from(await renderMarkdownReport(record, read)));
-    await writeNoFollow(join(dir, 'report.html'), Buffer.from(html));
-    await writeNoFollow(
-      join(dir, 'analysis.ipynb'),
-      Buffer.from(notebookJson(await renderNotebook(record, read))),
-    );
+  }
+
+  async report(
+    thread: ThreadRecord,
+    workspace: Workspace,
+    format: ReportFormat,
+    linkPrefix = '',
+  ): Promise<Buffer> {
+    const wanted = format === 'md' ? 'md' : 'html';
+    const documents = await this.documents(thread, workspace, [wanted], linkPrefix);
+    const text = documents[wanted] ?? '';
+    return format === 'pdf' ? renderPdf(text) : Buffer.from(text);
+  }
+
+  async notebook(thread: ThreadRecord, workspace: Workspace): Promise<Buffer> {
+    return Buffer.from((await this.documents(thread, workspace, ['ipynb'])).ipynb ?? '');
+  }
+
+  /** Writes the thread's report and notebook into its workspace's `reports/` folder. */
+  async write(thread: ThreadRecord, workspace: Workspace): Promise<void> {
+    // Links go up from reports/ to the files beside it.
+    const documents = await this.documents(thread, workspace, ['md', 'html', 'ipynb'], '../');
+    await workspace.write(`${REPORT_DIR}/report.md`, Buffer.from(documents.md ?? ''));
+    await workspace.write(`${REPORT_DIR}/report.html`, Buffer.from(documents.html ?? ''));
+    await workspace.write(`${REPORT_DIR}/analysis.ipynb`, Buffer.from(documents.ipynb ?? ''));
   }
 
   /** Links to the thread's report and notebook, as listed with a chat's generated files. */
@@ -94,22 +100,32 @@ export class ReportService {
       { name: 'analysis.ipynb', url: `${root}/notebook` },
     ];
   }
-}
 
-async function writeNoFollow(path: string, data: Buffer): Promise<void> {
-  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
-  let handle: Awaited<ReturnType<typeof open>>;
-  try {
-    handle = await open(path, flags, 0o644);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ELOOP') throw error;
-    await unlink(path); // a symlink where our file goes: remove the link, not its target
-    handle = await open(path, flags, 0o644);
+  /**
+   * The image artifacts a document may embed, read in the order they were made until the
+   * budget is spent; larger or later ones are given by size only (they will be linked).
+   */
+  private async imageFiles(
+    record: RunRecord,
+    workspace: Workspace,
+  ): Promise<Record<string, Uint8Array | number>> {
+    const files: Record<string, Uint8Array | number> = {};
+    let left = this.imageBytes;
+    for (const artifact of artifactsOf(record.events)) {
+      const kind = imageKindOf(artifact);
+      if (!kind || artifact.path in files) continue;
+      const file = await workspace.open(artifact.path).catch(() => undefined);
+      if (!file) continue;
+      if (kind === 'svg' || file.bytes > Math.min(PER_IMAGE_BYTES, left)) {
+        files[artifact.path] = file.bytes;
+        await file.close();
+        continue;
+      }
+      const bytes = await file.read(file.bytes).catch(() => undefined);
+      if (!bytes) continue;
+      files[artifact.path] = bytes;
+      left -= bytes.length;
+    }
+    return files;
   }
-  try {
-    await handle.writeFile(data);
-  } finally {
-    await handle.close();
-  }
-  await giveToSandbox(path);
 }

@@ -1,32 +1,58 @@
 import { createHash } from 'node:crypto';
-import { constants } from 'node:fs';
-import { copyFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { InvalidInputError, NotFoundError } from '../../errors/index.ts';
+import { isAbsolute } from 'node:path';
+import type { Readable } from 'node:stream';
+import { ConflictError, InvalidInputError, NotFoundError } from '../../errors/index.ts';
+import type { RunService } from '../../runs/run-service.ts';
 import type { SandboxManager } from '../../sandbox/sandbox.ts';
-import { openWorkspaceFile } from '../../sandbox/workspace/confined.ts';
-import { giveToSandbox } from '../../sandbox/workspace/give-to-sandbox.ts';
 import type { FileRecord, Store, ThreadRecord } from '../../store/store.ts';
+import { WorkspaceFileExistsError } from '../../workspace/index.ts';
+import type { Workspace, WorkspaceStore } from '../../workspace/workspace.ts';
 import { ID_PATTERN, newId } from '../ids.ts';
 import type { FileStorage } from './file-storage.ts';
+import { migrateLegacyWorkspace } from './legacy-workspace.ts';
 import { numberedName, safeFilename } from './safe-filename.ts';
 
-/** Threads and their workspaces: create, find (per owner), attach files, delete. */
+/** A write operation on a thread (an exec, an upload): deleting the thread stops and waits for it. */
+export interface ThreadOperation {
+  /** Aborted when the thread is being deleted. */
+  readonly signal: AbortSignal;
+  end(): void;
+}
+
+/**
+ * Threads and their workspaces: create, find (per owner), attach files, delete. A thread
+ * being deleted is marked first, synchronously: from then on no exec, upload or run can
+ * start on it (409); the ones under way are stopped and awaited before its sandbox is
+ * removed and its workspace destroyed, so nothing runs on a workspace that is going away.
+ */
 export class ThreadService {
+  private readonly deleting = new Set<string>();
+  private readonly operations = new Map<string, Set<AbortController>>();
+  private readonly migrations = new Map<string, Promise<Workspace>>();
+
   constructor(
     private readonly store: Store,
     private readonly sandbox: SandboxManager,
+    private readonly workspaces: WorkspaceStore,
     private readonly files: FileStorage,
+    private readonly runs: () => RunService,
+    /** False when sessions cannot run here: workspaces are then made without a warm sandbox. */
+    private readonly sessions: boolean,
   ) {}
 
-  async create(owner: string, metadata: Record<string, unknown> = {}): Promise<ThreadRecord> {
-    const { workspaceDir } = await this.sandbox.allocateWorkspace();
+  async create(
+    owner: string,
+    fields: { title?: string | null; metadata?: Record<string, unknown> } = {},
+  ): Promise<ThreadRecord> {
+    const workspace = this.sessions
+      ? (await this.sandbox.allocateWorkspace()).workspace
+      : await this.workspaces.create();
     return this.store.createThread({
       id: newId('thread'),
       owner,
-      workspace_dir: workspaceDir,
-      title: null,
-      metadata,
+      workspace: workspace.id,
+      title: fields.title ?? null,
+      metadata: fields.metadata ?? {},
     });
   }
 
@@ -44,50 +70,105 @@ export class ThreadService {
     return file;
   }
 
-  /** Copies an uploaded file into the workspace under its name (see `place`). */
-  attach(thread: ThreadRecord, file: FileRecord): Promise<string> {
-    return this.place(thread, this.files.path(file.id), safeFilename(file.filename), file.sha256);
+  /** The thread's workspace, mounted and ready. */
+  async workspace(thread: ThreadRecord): Promise<Workspace> {
+    if (!isAbsolute(thread.workspace)) return this.workspaces.open(thread.workspace);
+    // A thread from before workspaces had ids: its directory becomes a workspace once.
+    let migration = this.migrations.get(thread.id);
+    if (!migration) {
+      migration = migrateLegacyWorkspace(this.store, this.workspaces, thread).finally(() =>
+        this.migrations.delete(thread.id),
+      );
+      this.migrations.set(thread.id, migration);
+    }
+    return migration;
+  }
+
+  /** Throws ConflictError (409) while the thread is being deleted. */
+  assertWritable(threadId: string): void {
+    if (this.deleting.has(threadId)) {
+      throw new ConflictError(`thread ${threadId} is being deleted`, { param: 'thread_id' });
+    }
+  }
+
+  /** Claims the thread for an exec or an upload; ConflictError when it is being deleted. */
+  begin(threadId: string): ThreadOperation {
+    this.assertWritable(threadId);
+    const controller = new AbortController();
+    let set = this.operations.get(threadId);
+    if (!set) {
+      set = new Set();
+      this.operations.set(threadId, set);
+    }
+    set.add(controller);
+    let ended = false;
+    return {
+      signal: controller.signal,
+      end: () => {
+        if (ended) return;
+        ended = true;
+        set.delete(controller);
+        if (set.size === 0 && this.operations.get(threadId) === set) this.operations.delete(threadId);
+      },
+    };
+  }
+
+  /** Copies uploaded files into the workspace under their names (see `place`). */
+  async attachAll(thread: ThreadRecord, files: FileRecord[]): Promise<string[]> {
+    const names: string[] = [];
+    for (const file of files) {
+      names.push(
+        await this.place(thread, () => this.files.open(file.id), safeFilename(file.filename), file.sha256),
+      );
+    }
+    return names;
   }
 
   /**
-   * Copies a host file into the workspace as `name`. The same content already there is
-   * not copied twice; a different file with the name gets `name (2).ext`. The source is
-   * never inside the workspace and the copy is exclusive, so a cell cannot make the host
-   * write through a symlink or hand it a file of its choosing.
+   * Writes a file into the workspace as `name`. The same content already there is not
+   * written twice; a different file with the name gets `name (2).ext`. The write is
+   * exclusive and through the workspace, so a cell cannot make the host write elsewhere.
    */
-  async place(thread: ThreadRecord, source: string, name: string, sha256: string): Promise<string> {
+  async place(thread: ThreadRecord, open: () => Readable, name: string, sha256: string): Promise<string> {
+    const workspace = await this.workspace(thread);
     for (let n = 1; n <= 1000; n++) {
       const candidate = n === 1 ? name : numberedName(name, n);
-      const target = join(thread.workspace_dir, candidate);
       try {
-        await copyFile(source, target, constants.COPYFILE_EXCL);
-        await giveToSandbox(target);
+        await workspace.write(candidate, open(), { exclusive: true });
         return candidate;
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        if ((await sha256Of(thread.workspace_dir, candidate)) === sha256) return candidate;
+        if (!(error instanceof WorkspaceFileExistsError)) throw error;
+        if ((await sha256Of(workspace, candidate)) === sha256) return candidate;
       }
     }
     throw new InvalidInputError(`too many files named like ${name}`, { param: 'file' });
   }
 
   async delete(thread: ThreadRecord): Promise<void> {
-    await this.sandbox.closeSession(thread.id);
-    await this.store.deleteThread(thread.owner, thread.id);
-    await rm(thread.workspace_dir, { recursive: true, force: true });
+    this.assertWritable(thread.id);
+    this.deleting.add(thread.id);
+    try {
+      const runs = this.runs();
+      runs.cancelThread(thread.id);
+      for (const controller of this.operations.get(thread.id) ?? []) controller.abort();
+      await runs.idle(thread.id);
+      while (this.operations.get(thread.id)?.size) await new Promise((r) => setTimeout(r, 20));
+      await this.sandbox.closeSession(thread.id);
+      await this.sandbox.releaseWorkspace(thread.workspace);
+      await this.store.deleteThread(thread.owner, thread.id);
+      await this.workspaces.destroy(thread.workspace);
+    } finally {
+      this.deleting.delete(thread.id);
+    }
   }
 }
 
-async function sha256Of(dir: string, name: string): Promise<string | undefined> {
+async function sha256Of(workspace: Workspace, name: string): Promise<string | undefined> {
   try {
-    const handle = await openWorkspaceFile(dir, name);
-    try {
-      const hash = createHash('sha256');
-      for await (const chunk of handle.createReadStream()) hash.update(chunk as Buffer);
-      return hash.digest('hex');
-    } finally {
-      await handle.close().catch(() => {});
-    }
+    const file = await workspace.open(name);
+    const hash = createHash('sha256');
+    for await (const chunk of file.stream()) hash.update(chunk as Buffer);
+    return hash.digest('hex');
   } catch {
     return undefined; // a symlink or a directory: certainly not the same file
   }

@@ -52,4 +52,7 @@ export const MIGRATIONS: readonly string[] = [
      body TEXT NOT NULL,
      PRIMARY KEY (run_id, seq)
    ) WITHOUT ROWID;`,
+  // Workspaces became a WorkspaceStore id instead of a host path (old rows keep their path).
+  `ALTER TABLE threads RENAME COLUMN workspace_dir TO workspace;
+   CREATE INDEX threads_updated ON threads (owner, updated_at);`,
 ];

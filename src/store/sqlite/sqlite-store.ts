@@ -6,6 +6,7 @@ import type {
   Page,
   RunRecord,
   Store,
+  StoredEvent,
   StoredRunStatus,
   ThreadRecord,
   ThreadStats,
@@ -96,7 +97,7 @@ export class SqliteStore implements Store {
     const at = this.now();
     const full = { ...record, created_at: at, updated_at: at };
     this.statement(
-      'INSERT INTO threads (id, owner, workspace_dir, title, metadata, created_at, updated_at) VALUES (@id, @owner, @workspace_dir, @title, @metadata, @created_at, @updated_at)',
+      'INSERT INTO threads (id, owner, workspace, title, metadata, created_at, updated_at) VALUES (@id, @owner, @workspace, @title, @metadata, @created_at, @updated_at)',
     ).run({ ...full, metadata: JSON.stringify(full.metadata) });
     return full;
   }
@@ -108,11 +109,37 @@ export class SqliteStore implements Store {
     return row ? threadOf(row) : undefined;
   }
 
-  async listThreads(owner: string, page: Page): Promise<ThreadRecord[]> {
+  async listThreads(owner: string, page: Page & { query?: string }): Promise<ThreadRecord[]> {
+    const query = page.query?.trim();
     const rows = this.statement(
-      `SELECT * FROM threads WHERE owner = @owner AND ${AFTER_CURSOR} ORDER BY created_at DESC, id DESC LIMIT @limit`,
-    ).all(this.cursor('threads', owner, page)) as Row[];
+      `SELECT * FROM threads WHERE owner = @owner AND ${AFTER_CURSOR}
+         AND (@pattern IS NULL OR title LIKE @pattern ESCAPE '\\')
+       ORDER BY created_at DESC, id DESC LIMIT @limit`,
+    ).all({
+      ...this.cursor('threads', owner, page),
+      pattern: query ? `%${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null,
+    }) as Row[];
     return rows.map(threadOf);
+  }
+
+  async updateThread(
+    owner: string,
+    id: string,
+    change: { title?: string | null; metadata?: Record<string, unknown>; workspace?: string },
+  ): Promise<ThreadRecord | undefined> {
+    const current = await this.getThread(owner, id);
+    if (!current) return undefined;
+    const next: ThreadRecord = {
+      ...current,
+      ...(change.title !== undefined ? { title: change.title } : {}),
+      ...(change.metadata !== undefined ? { metadata: change.metadata } : {}),
+      ...(change.workspace !== undefined ? { workspace: change.workspace } : {}),
+      updated_at: this.now(),
+    };
+    this.statement(
+      'UPDATE threads SET title = @title, metadata = @metadata, workspace = @workspace, updated_at = @updated_at WHERE id = @id AND owner = @owner',
+    ).run({ ...next, metadata: JSON.stringify(next.metadata) });
+    return next;
   }
 
   async deleteThread(owner: string, id: string): Promise<boolean> {
@@ -168,10 +195,18 @@ export class SqliteStore implements Store {
     return full;
   }
 
-  async appendEvents(
-    runId: string,
-    events: ReadonlyArray<{ seq: number; event: AgentEvent }>,
-  ): Promise<void> {
+  async runEvents(runId: string, afterSeq = -1): Promise<StoredEvent[]> {
+    const rows = this.statement('SELECT seq, body FROM events WHERE run_id = ? AND seq > ? ORDER BY seq').all(
+      runId,
+      afterSeq,
+    ) as Row[];
+    return rows.map((row) => ({
+      seq: row.seq as number,
+      event: JSON.parse(row.body as string) as AgentEvent,
+    }));
+  }
+
+  async appendEvents(runId: string, events: ReadonlyArray<StoredEvent>): Promise<void> {
     const insert = this.statement('INSERT INTO events (run_id, seq, type, body) VALUES (?, ?, ?, ?)');
     this.db.transaction(() => {
       for (const { seq, event } of events) insert.run(runId, seq, event.type, JSON.stringify(event));
@@ -256,7 +291,7 @@ function threadOf(row: Row): ThreadRecord {
   return {
     id: row.id as string,
     owner: row.owner as string,
-    workspace_dir: row.workspace_dir as string,
+    workspace: row.workspace as string,
     title: (row.title as string | null) ?? null,
     metadata: JSON.parse(row.metadata as string) as Record<string, unknown>,
     created_at: row.created_at as number,

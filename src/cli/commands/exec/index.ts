@@ -3,6 +3,7 @@ import { readFile, realpath } from 'node:fs/promises';
 import { InvalidInputError } from '../../../errors/index.ts';
 import { createDockerSandbox } from '../../../sandbox/docker/manager.ts';
 import type { ExecResult } from '../../../sandbox/sandbox.ts';
+import { userDirectoryWorkspace } from '../../../workspace/index.ts';
 import { numberFlag, parseFlags } from '../../args.ts';
 import { exitCodeForStatus } from '../../exit-codes.ts';
 import type { CommandIO } from '../../io.ts';
@@ -57,7 +58,7 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
       ? await sandbox.runCell(
           {
             id: `cli-${createHash('sha256').update(workspaceDir).digest('hex').slice(0, 16)}`,
-            workspaceDir,
+            workspace: await userDirectoryWorkspace(workspaceDir),
             stateful: values.stateful,
           },
           request,

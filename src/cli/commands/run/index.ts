@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { join, relative } from 'node:path';
 import type { AgentEvent } from '../../../agent/events.ts';
 import { runAnalysis } from '../../../agent/run-analysis.ts';
@@ -12,9 +11,10 @@ import { parseFlags } from '../../args.ts';
 import { EXIT } from '../../exit-codes.ts';
 import type { CommandIO } from '../../io.ts';
 import { TerminalPrinter } from '../../render/terminal-printer.ts';
-import { checkInputFiles, fillWorkspace, type InputFile } from './inputs.ts';
+import { checkInputFiles, type InputFile } from './inputs.ts';
 import { createOutputFolder } from './output-folder.ts';
 import { EventLog, outputFolderLink, type RunFiles, WORKSPACE_FOLDER, writeRunFiles } from './run-files.ts';
+import { cliSessionId, openRunWorkspace } from './run-workspace.ts';
 
 export const usage =
   'analyst run FILE… --question TEXT [--model ID] [--out DIR] [--models FILE] [--stateful] [--json]';
@@ -57,12 +57,11 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
   const inputs = await checkInputFiles(positionals);
   const { entry, model } = pickModel(io, values.model, values.models);
   const dir = await createOutputFolder(values.out, new Date());
-  const workspaceDir = join(dir, WORKSPACE_FOLDER);
-  await fillWorkspace(workspaceDir, inputs);
+  const say = values.json ? io.stderr : io.stdout;
+  const { workspace, finish } = await openRunWorkspace(join(dir, WORKSPACE_FOLDER), inputs, io.stderr);
 
   const log = await EventLog.create(join(dir, 'events.jsonl'));
   const printer = new TerminalPrinter(io.stdout, io.color ?? false);
-  const say = values.json ? io.stderr : io.stdout;
   say(`analyst run: ${entry.id} on ${inputs.length} file(s) → ${shown(dir)}\n`);
 
   const events: AgentEvent[] = [];
@@ -73,11 +72,7 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
       protocol: entry.protocol,
       messages: [{ role: 'user', content: question }],
       sandbox,
-      session: {
-        id: `cli-run-${randomBytes(6).toString('hex')}`,
-        workspaceDir,
-        stateful: values.stateful ?? false,
-      },
+      session: { id: cliSessionId(), workspace, stateful: values.stateful ?? false },
       disallowedTools: parseDisallowedTools(io.env.DISALLOWED_TOOLS),
       fileUrl: outputFolderLink,
       abortSignal: io.abortSignal,
@@ -91,6 +86,8 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
   } finally {
     await log.close();
     await sandbox.close();
+    // The sandbox is gone: the workspace's files go to the output folder.
+    await finish(join(dir, WORKSPACE_FOLDER));
   }
 
   const end = events.findLast((e): e is RunEnd => e.type === 'run-end');

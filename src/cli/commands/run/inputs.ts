@@ -1,9 +1,7 @@
 import { constants } from 'node:fs';
-import { access, chmod, copyFile, stat } from 'node:fs/promises';
+import { access, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { InvalidInputError } from '../../../errors/index.ts';
-import { giveToSandbox } from '../../../sandbox/workspace/give-to-sandbox.ts';
-import { prepareWorkspaceDir } from '../../../sandbox/workspace/prepare-workspace.ts';
 
 /** A data file given on the command line, checked and ready to copy. */
 export interface InputFile {
@@ -62,19 +60,4 @@ export async function checkInputFiles(paths: string[]): Promise<InputFile[]> {
     files.push({ source: resolve(path), name, bytes: info.size });
   }
   return files;
-}
-
-/**
- * Creates the workspace the sandbox mounts and copies the files into it. The workspace is
- * given to the sandbox user; each copy too (as root), else left readable by everyone, so
- * a cell can read it whatever the source's permissions were.
- */
-export async function fillWorkspace(workspaceDir: string, files: InputFile[]): Promise<void> {
-  await prepareWorkspaceDir(workspaceDir, { create: true });
-  for (const file of files) {
-    const target = join(workspaceDir, file.name);
-    await copyFile(file.source, target, constants.COPYFILE_EXCL);
-    await chmod(target, 0o644);
-    await giveToSandbox(target);
-  }
 }

@@ -10,7 +10,7 @@ import {
   renderNotebook,
   withArtifactPrefix,
 } from '../../../report/index.ts';
-import { readWorkspaceFile } from '../../../sandbox/workspace/confined.ts';
+import { LocalWorkspace } from '../../../workspace/index.ts';
 
 /** The workspace's folder inside the output folder; artifacts stay there. */
 export const WORKSPACE_FOLDER = 'workspace';
@@ -81,9 +81,13 @@ export async function writeRunFiles(dir: string, events: AgentEvent[]): Promise<
     createdAt: start?.at ?? new Date().toISOString(),
     events: withArtifactPrefix(events, `${WORKSPACE_FOLDER}/`),
   };
-  const workspaceDir = join(dir, WORKSPACE_FOLDER);
+  // The run's files, copied here after its sandbox ended: nothing changes them any more.
+  const copied = new LocalWorkspace('output', join(dir, WORKSPACE_FOLDER), 'none');
   const readArtifact = prefixedReader(`${WORKSPACE_FOLDER}/`, (path) =>
-    readWorkspaceFile(workspaceDir, path).catch(() => undefined),
+    copied
+      .open(path)
+      .then((file) => file.read(64 * 1024 * 1024))
+      .catch(() => undefined),
   );
   await writeFile(join(dir, files.reportMarkdown), await renderMarkdownReport(record, readArtifact));
   await writeFile(join(dir, files.reportHtml), await renderHtmlReport(record, readArtifact));

@@ -1,11 +1,11 @@
-import { newId } from '../ids.ts';
+import { randomBytes } from 'node:crypto';
 
 /**
  * A thread claimed for one run. Taken synchronously, so two requests can never both pass the
  * check; ended by the run, or released by a request that failed before starting it.
  */
 export class Reservation {
-  readonly runId = newId('run');
+  readonly runId = `run-${randomBytes(12).toString('hex')}`;
   readonly controller = new AbortController();
   /** Resolves when the reservation ends. */
   readonly done: Promise<void>;

@@ -1,5 +1,4 @@
-import type { AgentEvent } from '../../agent/events.ts';
-import type { Store } from '../../store/store.ts';
+import type { Store, StoredEvent } from '../store/store.ts';
 
 /**
  * Stores a run's events in order, one transaction per turn of the event loop: a model that
@@ -8,8 +7,7 @@ import type { Store } from '../../store/store.ts';
  * everything durable; the run's end is flushed before it is reported.
  */
 export class EventWriter {
-  private pending: Array<{ seq: number; event: AgentEvent }> = [];
-  private seq = 0;
+  private pending: StoredEvent[] = [];
   private scheduled = false;
   private failure: unknown;
 
@@ -18,8 +16,9 @@ export class EventWriter {
     private readonly runId: string,
   ) {}
 
-  add(event: AgentEvent): void {
-    this.pending.push({ seq: this.seq++, event });
+  /** Queues an event (numbered by the caller, in order) for the next write. */
+  add(event: StoredEvent): void {
+    this.pending.push(event);
     if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(() => {

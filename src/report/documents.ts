@@ -1,0 +1,26 @@
+import { renderHtmlReport } from './html-report.ts';
+import { renderMarkdownReport } from './markdown-report.ts';
+import { notebookJson, renderNotebook } from './notebook.ts';
+import type { ReadArtifact, RunRecord } from './record.ts';
+
+export type DocumentFormat = 'md' | 'html' | 'ipynb';
+
+export interface RenderedDocuments {
+  md?: string;
+  html?: string;
+  ipynb?: string;
+}
+
+/** The thread's report (Markdown, HTML) and notebook, as asked, each embedding at most `imageBytes` of images. */
+export async function renderDocuments(
+  record: RunRecord,
+  read: ReadArtifact,
+  formats: readonly DocumentFormat[],
+  options: { imageBytes?: number } = {},
+): Promise<RenderedDocuments> {
+  const out: RenderedDocuments = {};
+  if (formats.includes('md')) out.md = await renderMarkdownReport(record, read);
+  if (formats.includes('html')) out.html = await renderHtmlReport(record, read, options);
+  if (formats.includes('ipynb')) out.ipynb = notebookJson(await renderNotebook(record, read, options));
+  return out;
+}

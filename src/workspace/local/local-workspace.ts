@@ -1,0 +1,282 @@
+import { constants, type Dirent } from 'node:fs';
+import { type FileHandle, lchown, lstat, mkdir, open, opendir, rm, statfs, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { InvalidInputError, NotFoundError, PayloadTooLargeError } from '../../errors/index.ts';
+import { WorkspaceFileExistsError } from '../errors/workspace-file-exists-error.ts';
+import { workspacePathParts } from '../paths.ts';
+import type {
+  ListOptions,
+  Workspace,
+  WorkspaceEntry,
+  WorkspaceFile,
+  WorkspaceMount,
+  WorkspaceUsage,
+  WriteOptions,
+} from '../workspace.ts';
+
+/** The sandbox user: files the host writes into a workspace are given to it. */
+export const SANDBOX_UID = 65534;
+export const SANDBOX_GID = 65534;
+
+/** Names the filesystem itself keeps at the root (ext4's lost+found), never shown. */
+const HIDDEN_ROOT_NAMES = new Set(['lost+found']);
+
+/**
+ * A workspace that is a directory on this host. Its safety against a cell changing the
+ * directory meanwhile comes from where the directory is: the loop store mounts each one as
+ * its own filesystem with `nosymfollow`, so no path resolution in it ever follows a
+ * symlink, and without `..` (refused as text) nothing can lead out of it. Every operation
+ * also refuses symlinks itself (`O_NOFOLLOW`, `lstat`), and ownership is changed through
+ * open handles or `lchown`, never by path-following calls.
+ */
+export class LocalWorkspace implements Workspace {
+  constructor(
+    readonly id: string,
+    private readonly root: string,
+    /** `filesystem`: the root is a filesystem of its own, whose size and inodes are the quota. */
+    private readonly quota: 'filesystem' | 'none',
+  ) {}
+
+  mount(): WorkspaceMount {
+    return { kind: 'host-directory', path: this.root };
+  }
+
+  async list(options: ListOptions = {}): Promise<WorkspaceEntry[]> {
+    const limit = options.limit ?? 10_000;
+    const maxDepth = options.topLevelOnly ? 0 : (options.maxDepth ?? 16);
+    const found: WorkspaceEntry[] = [];
+    const walk = async (dir: string, prefix: string, depth: number): Promise<void> => {
+      const names: Dirent[] = [];
+      try {
+        // opendir reads in batches: a directory of a million names is not loaded at once.
+        const handle = await opendir(dir, { bufferSize: 256 });
+        for await (const entry of handle) {
+          if (depth === 0 && HIDDEN_ROOT_NAMES.has(entry.name)) continue;
+          names.push(entry);
+          if (names.length >= limit - found.length + 1_000) break;
+        }
+      } catch {
+        return; // gone, or not a directory any more: a cell changed it
+      }
+      names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      for (const entry of names) {
+        if (found.length >= limit) return;
+        const path = prefix + entry.name;
+        const full = join(dir, entry.name);
+        if (entry.isFile()) {
+          const info = await lstat(full).catch(() => undefined);
+          if (info?.isFile()) found.push({ path, kind: 'file', bytes: info.size, modifiedAt: info.mtime });
+        } else if (entry.isDirectory()) {
+          if (options.directories) {
+            const info = await lstat(full).catch(() => undefined);
+            if (!info?.isDirectory()) continue;
+            found.push({ path, kind: 'directory', bytes: 0, modifiedAt: info.mtime });
+          }
+          if (depth < maxDepth) await walk(full, `${path}/`, depth + 1);
+        }
+      }
+    };
+    await walk(this.root, '', 0);
+    return found;
+  }
+
+  async stat(path: string): Promise<WorkspaceEntry | undefined> {
+    const parts = workspacePathParts(path);
+    if (HIDDEN_ROOT_NAMES.has(parts[0]!)) return undefined;
+    const info = await lstat(join(this.root, ...parts)).catch(() => undefined);
+    if (!info) return undefined;
+    if (info.isFile())
+      return { path: parts.join('/'), kind: 'file', bytes: info.size, modifiedAt: info.mtime };
+    if (info.isDirectory())
+      return { path: parts.join('/'), kind: 'directory', bytes: 0, modifiedAt: info.mtime };
+    return undefined;
+  }
+
+  async open(path: string): Promise<WorkspaceFile> {
+    const parts = workspacePathParts(path);
+    const shown = parts.join('/');
+    if (HIDDEN_ROOT_NAMES.has(parts[0]!))
+      throw new NotFoundError(`no file ${shown} in the workspace`, { param: 'path' });
+    let handle: FileHandle;
+    try {
+      // O_NONBLOCK: a FIFO a cell left must not hang the server.
+      handle = await open(
+        join(this.root, ...parts),
+        constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY,
+      );
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ELOOP')
+        throw new InvalidInputError(`${shown} is or goes through a symlink; refused`, { param: 'path' });
+      throw new NotFoundError(`no file ${shown} in the workspace`, { param: 'path' });
+    }
+    const info = await handle.stat();
+    if (!info.isFile()) {
+      await handle.close();
+      throw new NotFoundError(`${shown} is not a regular file`, { param: 'path' });
+    }
+    return openFile(handle, shown, info.size, info.mtime);
+  }
+
+  async write(path: string, data: Buffer | Readable, options: WriteOptions = {}): Promise<{ bytes: number }> {
+    const parts = workspacePathParts(path);
+    const shown = parts.join('/');
+    if (HIDDEN_ROOT_NAMES.has(parts[0]!))
+      throw new InvalidInputError(`${shown} is a reserved name`, { param: 'path' });
+    await this.makeParents(parts.slice(0, -1));
+    const target = join(this.root, ...parts);
+    const base = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+    const flags = base | (options.exclusive ? constants.O_EXCL : constants.O_TRUNC);
+    let handle: FileHandle;
+    try {
+      handle = await open(target, flags, 0o644);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST')
+        throw new WorkspaceFileExistsError(`${shown} exists in the workspace`, { param: 'path' });
+      if (code === 'ELOOP' && !options.exclusive) {
+        await unlink(target).catch(() => {}); // a symlink where the file goes: the link goes, not its target
+        handle = await open(target, base | constants.O_EXCL, 0o644).catch((e) => {
+          throw this.writeError(e, shown);
+        });
+      } else {
+        throw this.writeError(error, shown);
+      }
+    }
+    let bytes = 0;
+    try {
+      const info = await handle.stat();
+      if (!info.isFile()) throw new InvalidInputError(`${shown} is not a regular file`, { param: 'path' });
+      if (process.getuid?.() === 0) await handle.chown(SANDBOX_UID, SANDBOX_GID);
+      const chunks: AsyncIterable<Buffer> | Iterable<Buffer> = Buffer.isBuffer(data) ? [data] : data;
+      for await (const chunk of chunks) {
+        let offset = 0;
+        while (offset < chunk.length) {
+          const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset, bytes + offset);
+          offset += bytesWritten;
+        }
+        bytes += chunk.length;
+      }
+    } catch (error) {
+      await handle.close().catch(() => {});
+      throw this.writeError(error, shown);
+    }
+    await handle.close();
+    return { bytes };
+  }
+
+  async remove(path: string): Promise<boolean> {
+    const parts = workspacePathParts(path);
+    const target = join(this.root, ...parts);
+    const info = await lstat(target).catch(() => undefined);
+    if (!info || HIDDEN_ROOT_NAMES.has(parts[0]!)) return false;
+    // rm never follows symlinks it meets; on a nosymfollow mount no component can lead out.
+    await rm(target, { recursive: true, force: true });
+    return true;
+  }
+
+  async usage(): Promise<WorkspaceUsage> {
+    if (this.quota === 'none') {
+      const files = await this.list({ limit: 100_000 });
+      return {
+        bytes: files.reduce((sum, f) => sum + f.bytes, 0),
+        files: files.length,
+        quotaBytes: null,
+        quotaFiles: null,
+      };
+    }
+    const info = await statfs(this.root);
+    return {
+      bytes: (info.blocks - info.bfree) * info.bsize,
+      files: info.files - info.ffree,
+      quotaBytes: info.blocks * info.bsize,
+      quotaFiles: info.files,
+    };
+  }
+
+  /**
+   * Creates each missing directory on the way, owned by the sandbox user. A symlink a cell
+   * left where a directory goes is removed (unlink never follows it) and replaced.
+   */
+  private async makeParents(parts: string[]): Promise<void> {
+    let current = this.root;
+    for (const part of parts) {
+      current = join(current, part);
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await mkdir(current, { mode: 0o755 });
+          if (process.getuid?.() === 0) await lchown(current, SANDBOX_UID, SANDBOX_GID);
+          break;
+        } catch (error) {
+          const code = (error as NodeJS.ErrnoException).code;
+          if (code !== 'EEXIST') throw this.writeError(error, parts.join('/'));
+          const info = await lstat(current).catch(() => undefined);
+          if (info?.isDirectory()) break;
+          if (!info?.isSymbolicLink() || attempt >= 3) throw this.writeError(error, parts.join('/'));
+          await unlink(current).catch(() => {});
+        }
+      }
+    }
+  }
+
+  private writeError(error: unknown, shown: string): unknown {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOSPC' || code === 'EDQUOT') {
+      return new PayloadTooLargeError(
+        'the workspace is full (its size or file quota is reached): delete files first',
+      );
+    }
+    if (code === 'ELOOP')
+      return new InvalidInputError(`${shown} goes through a symlink; refused`, { param: 'path' });
+    if (code === 'ENOTDIR' || code === 'EISDIR' || code === 'EEXIST') {
+      return new InvalidInputError(`${shown} cannot be written: a file or directory is in the way`, {
+        param: 'path',
+      });
+    }
+    return error;
+  }
+}
+
+function openFile(handle: FileHandle, path: string, bytes: number, modifiedAt: Date): WorkspaceFile {
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await handle.close().catch(() => {});
+  };
+  return {
+    path,
+    bytes,
+    modifiedAt,
+    stream(range) {
+      const stream = handle.createReadStream({
+        autoClose: true,
+        ...(range ? { start: range.start, end: Math.max(range.start, range.end) - 1 } : {}),
+      });
+      closed = true; // the stream owns the handle now
+      return stream;
+    },
+    async read(maxBytes) {
+      if (bytes > maxBytes) {
+        await close();
+        throw new InvalidInputError(`${path} is ${bytes} bytes, over the ${maxBytes}-byte limit`, {
+          param: 'path',
+        });
+      }
+      try {
+        const buffer = Buffer.alloc(bytes);
+        let offset = 0;
+        while (offset < bytes) {
+          const { bytesRead } = await handle.read(buffer, offset, bytes - offset, offset);
+          if (bytesRead === 0) break; // a cell truncated it meanwhile
+          offset += bytesRead;
+        }
+        return buffer.subarray(0, offset);
+      } finally {
+        await close();
+      }
+    },
+    close,
+  };
+}

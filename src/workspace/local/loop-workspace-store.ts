@@ -1,0 +1,240 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, open, rm, rmdir, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { NotFoundError } from '../../errors/index.ts';
+import { WorkspaceUnavailableError } from '../errors/workspace-unavailable-error.ts';
+import type { Workspace, WorkspaceStore } from '../workspace.ts';
+import { LocalWorkspace, SANDBOX_GID, SANDBOX_UID } from './local-workspace.ts';
+import { findProgram, mountPoints, runCommand } from './system-commands.ts';
+
+export interface LoopWorkspaceOptions {
+  /** Holds each workspace's image (`<id>.img`) and mount point (`<id>/`). */
+  root: string;
+  /** Size quota of a new workspace. Default 1 GiB. */
+  quotaBytes?: number;
+  /** File (inode) quota of a new workspace. Default 200,000. */
+  quotaFiles?: number;
+}
+
+export const DEFAULT_QUOTA_BYTES = 1024 * 1024 * 1024;
+export const DEFAULT_QUOTA_FILES = 200_000;
+const ID = /^ws-[0-9a-f]{24}$/;
+/** ext4 keeps an inode table (256 bytes an inode) and a journal besides the files. */
+const INODE_BYTES = 256;
+const MIB = 1024 * 1024;
+/** Never follow a symlink, never honour setuid or device files: the point of the design. */
+const MOUNT_OPTIONS = 'loop,nosuid,nodev,nosymfollow,noatime';
+
+/**
+ * Each workspace is its own small filesystem: a sparse ext4 image, loop-mounted by the
+ * server with `nosuid,nodev,nosymfollow`. On such a mount no path resolution by anyone —
+ * the host or a cell — follows a symlink, and a cell cannot make a path that leaves the
+ * filesystem, so the host can list, read, write and report while a cell changes the
+ * directory. The filesystem's size and inode count are the quota, enforced by the kernel
+ * while the cell writes (it sees ENOSPC). Deleting a workspace is an unmount and an
+ * unlink, whatever it holds. It needs root (mount) and loop devices: `probe` says whether
+ * this host has them, and the service refuses to start sandboxes without them.
+ */
+export class LoopWorkspaceStore implements WorkspaceStore {
+  readonly kind = 'loop-ext4';
+  private readonly mounted = new Set<string>();
+  private readonly mounting = new Map<string, Promise<void>>();
+  private readonly quotaBytes: number;
+  private readonly quotaFiles: number;
+
+  private constructor(
+    private readonly options: LoopWorkspaceOptions,
+    private readonly programs: { mkfs: string; mount: string; umount: string },
+  ) {
+    this.quotaBytes = options.quotaBytes ?? DEFAULT_QUOTA_BYTES;
+    this.quotaFiles = options.quotaFiles ?? DEFAULT_QUOTA_FILES;
+  }
+
+  /** A store on `root`, or WorkspaceUnavailableError saying why this host cannot have one. */
+  static async create(options: LoopWorkspaceOptions): Promise<LoopWorkspaceStore> {
+    const why = unsupportedReason();
+    if (why) throw new WorkspaceUnavailableError(why);
+    await mkdir(options.root, { recursive: true, mode: 0o700 });
+    const store = new LoopWorkspaceStore(options, {
+      mkfs: findProgram('mkfs.ext4')!,
+      mount: findProgram('mount')!,
+      umount: findProgram('umount')!,
+    });
+    await store.rehearse();
+    return store;
+  }
+
+  async create(): Promise<Workspace> {
+    const id = `ws-${randomBytes(12).toString('hex')}`;
+    const image = this.imagePath(id);
+    // The journal grows with the quota (4–32 MiB); the image holds files, inodes and journal.
+    const journalMb = Math.max(4, Math.min(32, Math.round(this.quotaBytes / 32 / MIB)));
+    const bytes = this.quotaBytes + this.quotaFiles * INODE_BYTES + (journalMb + 2) * MIB;
+    try {
+      const handle = await open(image, 'wx', 0o600);
+      await handle.truncate(bytes); // sparse: takes no disk until written
+      await handle.close();
+      await this.mkfs(image, this.quotaFiles, journalMb);
+      await this.mountImage(id);
+    } catch (error) {
+      await this.destroy(id).catch(() => {});
+      throw error;
+    }
+    return this.workspace(id);
+  }
+
+  async open(id: string): Promise<Workspace> {
+    if (!ID.test(id)) throw new NotFoundError(`no workspace ${JSON.stringify(id)}`);
+    if (!this.mounted.has(id)) {
+      let pending = this.mounting.get(id);
+      if (!pending) {
+        pending = this.ensureMounted(id).finally(() => this.mounting.delete(id));
+        this.mounting.set(id, pending);
+      }
+      await pending;
+    }
+    return this.workspace(id);
+  }
+
+  async destroy(id: string): Promise<void> {
+    if (!ID.test(id)) return;
+    await this.mounting.get(id)?.catch(() => {});
+    await this.unmount(id);
+    await unlink(this.imagePath(id)).catch((error) => {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    });
+    await rmdir(this.mountPath(id)).catch(() => {});
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.mounting.values()]);
+    await Promise.all([...this.mounted].map((id) => this.unmount(id).catch(() => {})));
+  }
+
+  /** How many workspaces this process has mounted (for status pages). */
+  get mountedCount(): number {
+    return this.mounted.size;
+  }
+
+  /** System messages name the image and mount paths: a tenant may read these errors. */
+  private scrub(text: string): string {
+    return text.replaceAll(this.options.root, '<workspaces>');
+  }
+
+  private workspace(id: string): Workspace {
+    return new LocalWorkspace(id, this.mountPath(id), 'filesystem');
+  }
+
+  private imagePath(id: string): string {
+    return join(this.options.root, `${id}.img`);
+  }
+
+  private mountPath(id: string): string {
+    return join(this.options.root, id);
+  }
+
+  private async ensureMounted(id: string): Promise<void> {
+    if ((await mountPoints()).has(this.mountPath(id))) {
+      this.mounted.add(id); // mounted by an earlier server process; still good
+      return;
+    }
+    if (!existsSync(this.imagePath(id))) throw new NotFoundError(`workspace ${id} no longer exists`);
+    await this.mountImage(id);
+  }
+
+  private async mkfs(image: string, inodes: number, journalMb = 4): Promise<void> {
+    const result = await runCommand(this.programs.mkfs, [
+      '-q',
+      '-F',
+      '-m',
+      '0',
+      '-N',
+      String(inodes),
+      '-J',
+      `size=${journalMb}`,
+      '-E',
+      `root_owner=${SANDBOX_UID}:${SANDBOX_GID},lazy_itable_init=0,lazy_journal_init=1`,
+      image,
+    ]);
+    if (result.code !== 0)
+      throw new WorkspaceUnavailableError(
+        `could not make a workspace filesystem: ${this.scrub(result.stderr)}`,
+      );
+  }
+
+  private async mountImage(id: string): Promise<void> {
+    const point = this.mountPath(id);
+    await mkdir(point, { mode: 0o755 }).catch((error) => {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    });
+    const result = await runCommand(this.programs.mount, [
+      '-t',
+      'ext4',
+      '-o',
+      MOUNT_OPTIONS,
+      this.imagePath(id),
+      point,
+    ]);
+    if (result.code !== 0)
+      throw new WorkspaceUnavailableError(`could not mount workspace ${id}: ${this.scrub(result.stderr)}`);
+    this.mounted.add(id);
+    // ext4's lost+found is only for fsck (which recreates it); cells need not see it.
+    await rmdir(join(point, 'lost+found')).catch(() => {});
+  }
+
+  private async unmount(id: string): Promise<void> {
+    const point = this.mountPath(id);
+    this.mounted.delete(id);
+    if (!(await mountPoints()).has(point)) return;
+    const result = await runCommand(this.programs.umount, [point]);
+    if (result.code === 0) return;
+    // Still in use (a container that is going away): detach now, the kernel frees it after.
+    const lazy = await runCommand(this.programs.umount, ['-l', point]);
+    if (lazy.code !== 0)
+      throw new WorkspaceUnavailableError(`could not unmount workspace ${id}: ${this.scrub(lazy.stderr)}`);
+  }
+
+  /** One small workspace made, mounted and removed at start, so a host that lacks a part says so now. */
+  private async rehearse(): Promise<void> {
+    const id = `ws-${randomBytes(12).toString('hex')}`;
+    const image = this.imagePath(id);
+    try {
+      const handle = await open(image, 'wx', 0o600);
+      await handle.truncate(16 * 1024 * 1024);
+      await handle.close();
+      await this.mkfs(image, 1024);
+      const point = this.mountPath(id);
+      await mkdir(point, { mode: 0o755 });
+      const result = await runCommand(this.programs.mount, ['-t', 'ext4', '-o', MOUNT_OPTIONS, image, point]);
+      if (result.code !== 0) {
+        const hint =
+          /nosymfollow/.test(result.stderr) || /Invalid argument|bad option/i.test(result.stderr)
+            ? ' (the kernel must support the nosymfollow mount option: Linux 5.10 or newer)'
+            : '';
+        throw new WorkspaceUnavailableError(
+          `workspaces cannot be mounted on this host${hint}: ${this.scrub(result.stderr)}`,
+        );
+      }
+      if (!(await stat(point)).isDirectory())
+        throw new WorkspaceUnavailableError('a workspace mount did not appear');
+      await runCommand(this.programs.umount, [point]);
+    } finally {
+      await rm(image, { force: true });
+      await rmdir(this.mountPath(id)).catch(() => {});
+    }
+  }
+}
+
+/** Why this host cannot have loop-mounted workspaces, or undefined when it can. */
+export function unsupportedReason(): string | undefined {
+  if (process.platform !== 'linux') return `loop-mounted workspaces need Linux (this is ${process.platform})`;
+  if (process.getuid?.() !== 0) {
+    return 'loop-mounted workspaces need the server to run as root (it mounts one filesystem per workspace)';
+  }
+  for (const program of ['mkfs.ext4', 'mount', 'umount']) {
+    if (!findProgram(program)) return `${program} is missing (install e2fsprogs and mount)`;
+  }
+  if (!existsSync('/dev/loop-control')) return 'no loop devices on this host (/dev/loop-control is missing)';
+  return undefined;
+}

@@ -1,0 +1,52 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+
+/**
+ * The few system programs the loop store runs (mkfs.ext4, mount, umount), found once on
+ * the usual sbin/bin paths, and run without a shell. Each runs in its own process, so a
+ * slow unmount of a workspace with a million files never holds up the event loop.
+ */
+
+const SEARCH = ['/usr/sbin', '/sbin', '/usr/bin', '/bin', '/usr/local/sbin', '/usr/local/bin'];
+
+export function findProgram(name: string): string | undefined {
+  for (const dir of SEARCH) {
+    const path = `${dir}/${name}`;
+    if (existsSync(path)) return path;
+  }
+  return undefined;
+}
+
+export interface CommandResult {
+  code: number;
+  stderr: string;
+}
+
+export function runCommand(program: string, args: string[], timeoutMs = 120_000): Promise<CommandResult> {
+  return new Promise((resolve) => {
+    execFile(
+      program,
+      args,
+      { timeout: timeoutMs, env: { PATH: SEARCH.join(':'), LANG: 'C' }, maxBuffer: 1024 * 1024 },
+      (error, _stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stderr: String(stderr || (error ? error.message : '')).trim() });
+      },
+    );
+  });
+}
+
+/** Mount points of this process's mount namespace (decoded from /proc/self/mountinfo). */
+export async function mountPoints(): Promise<Set<string>> {
+  const text = await readFile('/proc/self/mountinfo', 'utf8').catch(() => '');
+  const points = new Set<string>();
+  for (const line of text.split('\n')) {
+    const field = line.split(' ')[4];
+    if (field)
+      points.add(
+        field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8))),
+      );
+  }
+  return points;
+}
