@@ -9,6 +9,13 @@ export interface CommandIO {
   abortSignal: AbortSignal;
   /** Whether stdout takes ANSI colours. Default false (tests, pipes). */
   color?: boolean;
+  /**
+   * Standard input as a stream, whether it is a terminal, and the terminal to echo typing to
+   * (for interactive commands).
+   */
+  input?: { stream: NodeJS.ReadableStream; isTTY: boolean; echo?: NodeJS.WritableStream };
+  /** Whether stdout is a terminal (spinners and progress lines). Default false. */
+  terminal?: boolean;
 }
 
 export function processIO(abortSignal: AbortSignal): CommandIO {
@@ -23,6 +30,8 @@ export function processIO(abortSignal: AbortSignal): CommandIO {
     env: process.env,
     abortSignal,
     color: wantsColor(process.env, process.stdout.isTTY === true),
+    input: { stream: process.stdin, isTTY: process.stdin.isTTY === true, echo: process.stdout },
+    terminal: process.stdout.isTTY === true,
   };
 }
 

@@ -93,7 +93,10 @@ export function choosePlan(reading: Reading | undefined, look: Look): Plan {
 
   // Groups compared on an outcome: "which treatment performs better", "compare sales by region".
   const group = groupColumn(r, entity?.column);
-  const asksForNumber = /^\s*(?:what|how much|how many)\b/i.test(r.text) && aggregateCue !== undefined;
+  // "What is the average number of films per year?" asks for one number (totals per year, averaged).
+  const perGroup = group !== undefined && groupedBy(r, group, /^(?:per|每)$/i);
+  const asksForNumber =
+    /^\s*(?:what|how much|how many)\b/i.test(r.text) && aggregateCue?.kind === 'mean' && perGroup;
   if (
     group &&
     (has(r.cues, 'better') || (!extreme && !asksForNumber && (has(r.cues, 'compare') || groupedBy(r, group))))
@@ -225,7 +228,7 @@ export function choosePlan(reading: Reading | undefined, look: Look): Plan {
     const cue = aggregateCue ?? extreme!;
     const measure = combined ?? measureNear(r, cue.end, new Set(), assumptions, undefined, conditionColumns);
     // "the average number of films per year": totals per year, averaged.
-    const per = cue.kind === 'mean' && group && groupedBy(r, group) ? group.name : undefined;
+    const per = cue.kind === 'mean' && group && groupedBy(r, group, /^(?:per|每)$/i) ? group.name : undefined;
     if (measure)
       return {
         kind: 'aggregate',
@@ -402,11 +405,13 @@ function groupColumn(r: Reading, asked: ColumnInfo | undefined): ColumnInfo | un
 }
 
 /** Whether a column is named right after a grouping word ("by region", "each region", "各地区"). */
-function groupedBy(r: Reading, column: ColumnInfo): boolean {
-  const mention = r.columns.find((m) => m.column === column);
-  if (!mention) return false;
-  return cuesOf(r.cues, 'group-by', 'each').some(
-    (c) => c.end <= mention.start && mention.start - c.end <= 12,
+function groupedBy(r: Reading, column: ColumnInfo, word?: RegExp): boolean {
+  return r.columns.some(
+    (mention) =>
+      mention.column === column &&
+      cuesOf(r.cues, 'group-by', 'each').some(
+        (c) => c.end <= mention.start && mention.start - c.end <= 12 && (!word || word.test(c.text)),
+      ),
   );
 }
 
