@@ -14,7 +14,14 @@ interface ChatCommand {
 
 /** The slash commands of `analyst chat`. */
 export const COMMANDS: Record<string, ChatCommand> = {
-  help: { args: '', help: 'this list', run: async (s) => (s.say(helpText()), undefined) },
+  help: {
+    args: '',
+    help: 'this list',
+    async run(s) {
+      s.say(helpText());
+      return undefined;
+    },
+  },
   attach: {
     args: 'PATH…',
     help: "copy files into the thread's workspace",

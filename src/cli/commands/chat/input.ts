@@ -44,7 +44,10 @@ export function lineInput(input: {
     waiting?.(undefined);
     waiting = undefined;
   });
-  if (terminal) rl.on('SIGINT', () => interrupts.forEach((handler) => handler()));
+  if (terminal)
+    rl.on('SIGINT', () => {
+      for (const handler of interrupts) handler();
+    });
   return {
     next(prompt) {
       const queued = lines.shift();
