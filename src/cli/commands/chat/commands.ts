@@ -35,7 +35,10 @@ export const COMMANDS: Record<string, ChatCommand> = {
     args: '',
     help: "list the files in the thread's workspace (data and what the analysis made)",
     async run(s) {
-      if (!s.thread) return (s.say('no thread yet: ask a question or /attach a file first'), undefined);
+      if (!s.thread) {
+        s.say('no thread yet: ask a question or /attach a file first');
+        return undefined;
+      }
       const files = await s.backend.listFiles(s.thread.id);
       if (files.length === 0) s.say('the workspace is empty');
       for (const f of files) s.say(`  ${f.path}  ${s.paint('dim', `${f.bytes} bytes`)}`);
