@@ -38,7 +38,7 @@ export const correlationRecipe: Recipe<CorrelationPlan> = {
             'pairs.sort(key=lambda pair: -abs(pair[2]) if pair[2] == pair[2] else 0)',
             'for a, b, r, rho in pairs[:5]:',
             '    print(f"{a} ~ {b}: r = {r}, Spearman = {rho}")',
-            'share(pairs=pairs[:10], rows=len(numbers), table=pearson.reset_index() if len(pearson) <= 8 else None)',
+            'share(pairs=pairs[:10], rows=len(numbers), table=pearson.rename_axis("column").reset_index() if len(pearson) <= 8 else None)',
           ].join('\n'),
         ].join('\n\n'),
       },

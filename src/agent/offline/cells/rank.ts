@@ -3,7 +3,7 @@ import type { Plan } from '../plan.ts';
 import { selectionText } from './aggregate.ts';
 import { barChart } from './charts.ts';
 import { columnsOf, preamble } from './code.ts';
-import { rankedName, rankingLines } from './ranking.ts';
+import { entityRepeats, rankedName, rankingLines } from './ranking.ts';
 import { type PlannedCell, q, type Recipe, say, show, tableOf } from './recipe.ts';
 
 type RankPlan = Extract<Plan, { kind: 'rank' }>;
@@ -81,7 +81,9 @@ export const rankRecipe: Recipe<RankPlan> = {
     if (!result.success) return undefined;
     const r = result.data;
     const by = rankedName(plan.measure);
-    const byText = by === 'rows' ? say(language, 'the most rows', '行数最多') : q(by);
+    const combined = by !== 'rows' && entityRepeats(plan);
+    const per = plan.perEntity === 'mean' ? say(language, 'average ', '平均') : say(language, 'total ', '总');
+    const byText = by === 'rows' ? say(language, 'number of rows', '行数') : `${combined ? per : ''}${q(by)}`;
     const table = tableOf(r.ranking);
     if (r.order.length === 0)
       return {
@@ -112,8 +114,8 @@ export const rankRecipe: Recipe<RankPlan> = {
     else
       summary = say(
         language,
-        `**${named}** ${r.first.length > 1 ? 'share' : 'has'} the ${high ? 'highest' : 'lowest'} ${byText}${by === 'rows' ? '' : ` (${show(r.value)})`}${r.first.length > 1 ? ' (a tie)' : ''}.`,
-        `${byText}${high ? '最高' : '最低'}的是 **${named}**${by === 'rows' ? '' : `（${show(r.value)}）`}${r.first.length > 1 ? '（并列）' : ''}。`,
+        `**${named}** ${r.first.length > 1 ? 'share' : 'has'} the ${high ? 'highest' : 'lowest'} ${byText} (${show(r.value)})${r.first.length > 1 ? ', a tie' : ''}.`,
+        `${byText}${high ? '最高' : '最低'}的是 **${named}**（${show(r.value)}）${r.first.length > 1 ? '，并列' : ''}。`,
       );
     if (r.versus !== undefined && r.versus !== null) {
       summary += say(

@@ -1,5 +1,5 @@
 import type { Aggregate, Assumption, Condition, Measure, Plan, Subset } from '../plan.ts';
-import { measureColumns } from '../plan.ts';
+import { measureColumns, measureLabel } from '../plan.ts';
 import { type ColumnInfo, isCategorical, isNumeric, type Look } from '../schema.ts';
 import { type Cue, cuesOf, has } from './cues.ts';
 import type { ColumnMention, ValueMention } from './mentions.ts';
@@ -11,6 +11,7 @@ import {
   combinedMeasure,
   isIdLike,
   numericMentions,
+  perEntityFor,
   quantityColumns,
 } from './roles.ts';
 import { timeColumn } from './time-column.ts';
@@ -161,7 +162,7 @@ export function choosePlan(reading: Reading | undefined, look: Look): Plan {
         kind: 'trend',
         time: time.name,
         measure,
-        aggregate: 'sum',
+        aggregate: trendAggregate(r, measure, aggregateCue),
         timeIsDate: time.kind === 'date',
         ...base(filters),
       };
@@ -213,7 +214,12 @@ export function choosePlan(reading: Reading | undefined, look: Look): Plan {
         n: r.topN?.n ?? 1,
         ...(versus ? { versus } : {}),
         ...(cuesOf(r.cues, 'rank-order').some((c) => !insideMention(r, c)) && !r.topN ? { full: true } : {}),
-        ...(aggregateCue?.kind === 'mean' ? { perEntity: 'mean' as const } : {}),
+        perEntity:
+          aggregateCue?.kind === 'mean'
+            ? 'mean'
+            : aggregateCue?.kind === 'sum'
+              ? 'sum'
+              : perEntityFor(rankBy.kind === 'rows' ? '' : measureLabel(rankBy), r.text),
         ...base(filters),
       };
   }
@@ -296,7 +302,7 @@ export function choosePlan(reading: Reading | undefined, look: Look): Plan {
         kind: 'trend',
         time: time.name,
         measure,
-        aggregate: 'sum',
+        aggregate: trendAggregate(r, measure, aggregateCue),
         timeIsDate: time.kind === 'date',
         ...base(filters),
       };
@@ -306,6 +312,16 @@ export function choosePlan(reading: Reading | undefined, look: Look): Plan {
     reason: has(r.cues, 'overview') ? 'overview' : 'not-understood',
     tables: look.tables,
   };
+}
+
+const AMOUNTS =
+  /\b(?:sales|revenue|amount|count|number|quantity|units|orders|total|cases|deaths|births|visitors|passengers|sold|spend|spending|cost|costs|income|profit|volume)\b|销售|数量|金额|收入/i;
+
+/** Rows of one period combine by sum for amounts (sales per year), else by mean (a rate, a level). */
+function trendAggregate(r: Reading, measure: Measure, cue: Cue | undefined): Aggregate {
+  if (cue?.kind === 'sum' || cue?.kind === 'mean') return cue.kind;
+  const name = measure.kind === 'rows' ? 'rows' : measureLabel(measure);
+  return AMOUNTS.test(name) || AMOUNTS.test(r.text) ? 'sum' : 'mean';
 }
 
 /** A column of ranks or positions (1 is the best). */

@@ -137,9 +137,8 @@ export function combinedMeasure(reading: Reading): Measure | undefined {
     const b = numeric[i + 1]!;
     const gap = between(a, b);
     if (gap.length > 40 || a.column === b.column) continue;
-    // "per year", "per season" asks for an average over periods, not a ratio to the year.
-    const perPeriod =
-      /\bper\b/i.test(gap) && (b.column === time || isIdLike(b.column) || !isNumeric(b.column));
+    // "per year", "change over the years": periods, never a ratio to the time column or an id.
+    const perPeriod = b.column === time || isIdLike(b.column);
     if (
       (DIVIDED.test(gap) && gap.length <= 25 && !perPeriod) ||
       (RATIO_OF.test(before(a)) && /^\s*(?:to|and)\s+(?:the\s+)?$/i.test(gap))
@@ -213,6 +212,19 @@ function combine(
     ...(percent ? { percent } : {}),
     ...(absolute ? { absolute } : {}),
   };
+}
+
+const MEASUREMENT =
+  /\b(?:rate|ratio|percent|percentage|average|avg|mean|per|density|length|width|height|depth|weight|age|price|score|temperature|speed|index|share)\b|%|\((?:cm|mm|m|km|kg|g|lb|in|ft)\)|率|均|价格|长度|高度|重量|年龄/i;
+const SIZE_WORDS =
+  /\b(?:longest|shortest|tallest|heaviest|lightest|oldest|youngest|widest|narrowest|fastest|slowest|deepest|hottest|coldest|cheapest)\b/i;
+
+/**
+ * How rows of one entity combine when it appears in several: averaged for measurements
+ * ("the longest petals", a rate, a price), summed for amounts ("the most wins", sales).
+ */
+export function perEntityFor(measureName: string, question: string): 'sum' | 'mean' {
+  return MEASUREMENT.test(measureName) || SIZE_WORDS.test(question) ? 'mean' : 'sum';
 }
 
 /** Numeric columns of the table that are quantities (not ids, ranks or years). */
