@@ -1,6 +1,6 @@
 import type { AgentEvent } from '../../../agent/events.ts';
 import { type CellStep, StepBuilder, type StepUpdate } from '../../../agent/view/steps.ts';
-import { Spinner } from './spinner.ts';
+import { Spinner } from '../../render/spinner.ts';
 
 const STYLE = {
   dim: '\u001b[2m',

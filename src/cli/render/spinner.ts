@@ -8,7 +8,7 @@ const TICK_MS = 100;
 export class Spinner {
   private timer: NodeJS.Timeout | undefined;
   private startedAt = 0;
-  private label = '';
+  private label: string | (() => string) = '';
   private frame = 0;
   private shown = false;
   private readonly now: () => number;
@@ -24,7 +24,8 @@ export class Spinner {
     return this.timer !== undefined;
   }
 
-  start(label: string): void {
+  /** Starts (or restarts) the spinner; a label function is read at every frame. */
+  start(label: string | (() => string)): void {
     this.stop();
     this.label = label;
     this.startedAt = this.now();
@@ -53,7 +54,8 @@ export class Spinner {
 
   private draw(): void {
     const seconds = ((this.now() - this.startedAt) / 1000).toFixed(1);
-    const text = `${FRAMES[this.frame++ % FRAMES.length]} ${this.label} · ${seconds} s`;
+    const label = typeof this.label === 'function' ? this.label() : this.label;
+    const text = `${FRAMES[this.frame++ % FRAMES.length]} ${label} · ${seconds} s`;
     this.write(`\r\u001b[2K${this.options.color ? `\u001b[36m${text}\u001b[0m` : text}`);
     this.shown = true;
   }
