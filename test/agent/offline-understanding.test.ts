@@ -120,6 +120,7 @@ describe('offline analyst: what a question asks for', () => {
       measure: { kind: 'column', column: 'bronze' },
       order: 'desc',
       n: 1,
+      perEntity: 'sum',
       filters: [],
     });
     const top = plan('Which 3 nations have the lowest silver?', MEDALS) as { n: number; order: string };
@@ -175,6 +176,8 @@ describe('offline analyst: what a question asks for', () => {
       direction: 'increase',
       relative: false,
       ask: 'when',
+      perPeriod: 'sum',
+      period: 'Y',
       filters: [],
     });
     const between = plan('What is the percentage increase in sales amount from 2019 to 2021?') as {

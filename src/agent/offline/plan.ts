@@ -97,7 +97,15 @@ export type Plan =
       /** Other categorical columns to check the comparison within (Simpson's paradox). */
       strata: string[];
     })
-  | (PlanBase & { kind: 'trend'; time: string; measure: Measure; aggregate: Aggregate; timeIsDate: boolean })
+  | (PlanBase & {
+      kind: 'trend';
+      time: string;
+      measure: Measure;
+      aggregate: Aggregate;
+      timeIsDate: boolean;
+      /** Periods of a date column the question asks for ("yearly", "per month"). */
+      period?: 'Y' | 'M';
+    })
   | (PlanBase & {
       kind: 'change';
       time: string;
@@ -108,6 +116,10 @@ export type Plan =
       relative: boolean;
       /** What the answer is: the period of the change, or its size. */
       ask: 'when' | 'value';
+      /** How rows of one period combine: summed (amounts) or averaged (prices, rates). */
+      perPeriod: 'sum' | 'mean';
+      /** Periods of a date column the question asks for. */
+      period?: 'Y' | 'M';
       from?: number;
       to?: number;
     })

@@ -16,6 +16,10 @@ const ColumnSchema = z.object({
   max: z.union([z.number(), z.string()]).optional(),
   integer: z.boolean().optional(),
   percent: z.boolean().optional(),
+  /** The most decimal places the numbers are written with. */
+  decimals: z.number().optional(),
+  /** Values that name a row summing up the others ("Total"); aggregates leave those rows out. */
+  totals: z.array(z.string()).optional(),
   /** The most frequent values as text, with their counts. */
   values: z.array(z.tuple([z.string(), z.number()])).optional(),
 });

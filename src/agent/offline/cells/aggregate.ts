@@ -13,6 +13,7 @@ import {
   preamble,
   pyList,
   ref,
+  totalsKept,
 } from './code.ts';
 import {
   type Finding,
@@ -94,7 +95,9 @@ export const aggregateRecipe: Recipe<AggregatePlan> = {
   cells(plan, context, language) {
     const measure = measureLabel(plan.measure);
     const [method, word, zhWord] = WORDS[plan.aggregate];
-    const digits = decimalsFor(plan.table, plan.measure);
+    const keep = plan.aggregate === 'sum' || plan.aggregate === 'max' || plan.aggregate === 'min';
+    const digits = decimalsFor(plan.table, plan.measure, keep);
+    const written = decimalsFor(plan.table, plan.measure, true);
     const names = plan.entity ?? rowNames(plan.table);
     const used = [...columnsOf(plan.measure), ...selectionColumns(plan), ...(plan.per ? [plan.per] : [])];
     const selection = selectionText(plan, language);
@@ -109,13 +112,19 @@ export const aggregateRecipe: Recipe<AggregatePlan> = {
           `问题问的是 ${q(measure)} 的${zhWord}${plan.per ? `（先按 ${q(plan.per)} 求和，再取${zhWord}）` : ''}${selection ? `（只看 ${selection} 的行）` : ''}。`,
         ),
         code: [
-          preamble(context, { columns: [...used, ...(names ? [names] : [])], share: true }),
+          preamble(context, {
+            dropTotals: totalsKept(plan),
+            columns: [...used, ...(names ? [names] : [])],
+            share: true,
+          }),
           select,
           [
             plan.per
               ? `values = (${measureExpr(plan.measure)}).groupby(${ref(plan.per, 'rows')}).sum(min_count=1)`
               : `values = ${measureExpr(plan.measure)}`,
-            `result = round(values.${method}(), ${digits})`,
+            keep || written <= digits
+              ? `result = round(values.${method}(), ${digits})`
+              : `result = round(values.${method}(), ${digits}) if values.count() > 1 else round(values.${method}(), ${written})  # one value: as written`,
             `print(${py(`${capital(word)} of ${measure}${plan.per ? ` per ${plan.per}` : ''} over`)}, values.count(), ${py(plan.per ? `${plan.per} values:` : 'rows:')}, result)`,
             ...(extreme && names
               ? [
@@ -134,7 +143,7 @@ export const aggregateRecipe: Recipe<AggregatePlan> = {
         purpose: 'check',
         analyze: say(language, 'Check which rows went into that number.', '核对一下参与计算的是哪些行。'),
         code: [
-          preamble(context, { columns: used, share: true }),
+          preamble(context, { dropTotals: totalsKept(plan), columns: used, share: true }),
           select,
           [
             `used = rows[${pyList(shown)}]`,
@@ -149,7 +158,11 @@ export const aggregateRecipe: Recipe<AggregatePlan> = {
       purpose: 'chart',
       analyze: say(language, 'Chart the values behind it.', '把这些数值画成图。'),
       code: [
-        preamble(context, { columns: [...used, ...(names ? [names] : [])], plot: true }),
+        preamble(context, {
+          dropTotals: totalsKept(plan),
+          columns: [...used, ...(names ? [names] : [])],
+          plot: true,
+        }),
         select,
         [
           `values = ${measureExpr(plan.measure)}`,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { measureLabel, type Plan } from '../plan.ts';
 import { barChart, lineChart } from './charts.ts';
-import { columnsOf, num, preamble } from './code.ts';
+import { columnsOf, num, preamble, totalsKept } from './code.ts';
 import { seriesLines } from './over-time.ts';
 import { q, type Recipe, say, show, tableOf } from './recipe.ts';
 
@@ -21,8 +21,8 @@ export const changeRecipe: Recipe<ChangePlan> = {
   cells(plan, context, language) {
     const measure = measureLabel(plan.measure);
     const used = [plan.time, ...columnsOf(plan.measure), ...plan.filters.map((f) => f.column)];
-    const series = seriesLines(plan, plan.measure, 'sum').join('\n');
-    const setup = [preamble(context, { columns: used, share: true }), series];
+    const series = seriesLines(plan, plan.measure, plan.perPeriod).join('\n');
+    const setup = [preamble(context, { dropTotals: totalsKept(plan), columns: used, share: true }), series];
     if (plan.mode === 'step') {
       const changes = plan.relative ? '(series.pct_change() * 100).round(2)' : 'series.diff().round(2)';
       const pick =
@@ -58,7 +58,7 @@ export const changeRecipe: Recipe<ChangePlan> = {
           purpose: 'chart',
           analyze: say(language, 'Chart the changes.', '画出每期的变化。'),
           code: [
-            preamble(context, { columns: used, plot: true }),
+            preamble(context, { dropTotals: totalsKept(plan), columns: used, plot: true }),
             series,
             [
               `chart = ${changes}.dropna()`,
@@ -99,7 +99,7 @@ export const changeRecipe: Recipe<ChangePlan> = {
         purpose: 'chart',
         analyze: say(language, 'Chart it over time.', '画出随时间的走势。'),
         code: [
-          preamble(context, { columns: used, plot: true }),
+          preamble(context, { dropTotals: totalsKept(plan), columns: used, plot: true }),
           series,
           ['chart = series', lineChart({ title: `${measure} over ${plan.time}`, valueLabel: measure })].join(
             '\n',

@@ -57,7 +57,14 @@ export function readLine(table: TableInfo): string {
  */
 export function preamble(
   context: CodeContext,
-  uses: { columns: string[]; share?: boolean; plot?: boolean; numpy?: boolean },
+  uses: {
+    columns: string[];
+    share?: boolean;
+    plot?: boolean;
+    numpy?: boolean;
+    /** Leave out the table's own total rows ("Total", "All"), except values named here. */
+    dropTotals?: { keep: string[] };
+  },
 ): string {
   const { table } = context;
   const used = uses.columns
@@ -84,7 +91,22 @@ export function preamble(
     ...textDates.map((c) => `${ref(c.name)} = pd.to_datetime(${ref(c.name)}, errors="coerce")`),
   ];
   const cleaningNote = cleaning.length ? [`# ${describeCleaning(numericText, textDates)}`, ...cleaning] : [];
-  return [imports.join('\n\n'), ...helpers, [readLine(table), ...cleaningNote].join('\n')].join('\n\n\n');
+  const body = [readLine(table), ...cleaningNote, ...totalRowLines(table, uses.dropTotals)].join('\n');
+  return [imports.join('\n\n'), ...helpers, body].join('\n\n\n');
+}
+
+/** Lines that drop the rows summing up the others, so an aggregate does not count them twice. */
+function totalRowLines(table: TableInfo, drop: { keep: string[] } | undefined): string[] {
+  if (!drop) return [];
+  const lines: string[] = [];
+  for (const c of table.columns) {
+    const totals = (c.totals ?? []).filter((value) => !drop.keep.includes(value));
+    if (totals.length === 0) continue;
+    lines.push(`df = df[~${ref(c.name)}.isin(${pyList(totals)})]`);
+  }
+  return lines.length
+    ? ['# The table has its own total row(s): leave them out, or they are counted twice', ...lines]
+    : [];
 }
 
 function describeCleaning(numbers: ColumnInfo[], dates: ColumnInfo[]): string {
@@ -97,6 +119,14 @@ function describeCleaning(numbers: ColumnInfo[], dates: ColumnInfo[]): string {
 
 function list(columns: ColumnInfo[]): string {
   return columns.map((c) => JSON.stringify(c.name)).join(', ');
+}
+
+/** Total rows to keep: those a filter names ("the Total row"), for `preamble`'s dropTotals. */
+export function totalsKept(plan: { filters: Condition[] }): { keep: string[] } {
+  const keep = plan.filters.flatMap((f) =>
+    f.kind === 'equals' && typeof f.value === 'string' ? [f.value] : f.kind === 'in' ? f.values : [],
+  );
+  return { keep };
 }
 
 /** Lines that keep the rows matching every condition, from `from` into `into`. */
@@ -168,9 +198,11 @@ export function columnsOf(measure: Measure): string[] {
 }
 
 /** Decimals to round a value to: two, or four for values below 1 (rates, shares). */
-export function decimalsFor(table: TableInfo, measure: Measure): number {
+export function decimalsFor(table: TableInfo, measure: Measure, keepWritten = false): number {
   if (measure.kind === 'column') {
     const info = column(table, measure.column);
+    // Sums, maxima and single values keep the decimals the data is written with.
+    if (keepWritten && info?.decimals !== undefined) return Math.max(2, info.decimals);
     const max = Math.max(Math.abs(Number(info?.min ?? 0)), Math.abs(Number(info?.max ?? 0)));
     if (info && Number.isFinite(max) && max <= 1 && max > 0) return 4;
   }

@@ -12,6 +12,7 @@ import {
   pyList,
   ref,
   slug,
+  totalsKept,
 } from './code.ts';
 import {
   type Language,
@@ -65,7 +66,10 @@ export const compareGroupsRecipe: Recipe<GroupsPlan> = {
     const values = `(${measureExpr(plan.outcome)})`;
     const grouped = (keys: string) =>
       plan.aggregate === 'count' ? `rows.groupby(${keys}).size()` : `${values}.groupby(${keys}).${method}()`;
-    const setup = [preamble(context, { columns: used, share: true }), filterLines(plan.filters).join('\n')];
+    const setup = [
+      preamble(context, { dropTotals: totalsKept(plan), columns: used, share: true }),
+      filterLines(plan.filters).join('\n'),
+    ];
     const overall = [
       `summary = ${values}.groupby(${ref(plan.group, 'rows')}).agg([${py(method)}, "count"]).round(${digits})`,
       ...(isRate(plan) ? [`summary["rate (%)"] = (summary[${py(method)}] * 100).round(1)`] : []),
@@ -118,7 +122,7 @@ export const compareGroupsRecipe: Recipe<GroupsPlan> = {
         '画出分组结果：整体以及每个分层内部。',
       ),
       code: [
-        preamble(context, { columns: used, plot: true }),
+        preamble(context, { dropTotals: totalsKept(plan), columns: used, plot: true }),
         filterLines(plan.filters).join('\n'),
         [
           `fig, axes = plt.subplots(1, ${panels}, figsize=(${4 * panels + 1}, 4), squeeze=False)`,

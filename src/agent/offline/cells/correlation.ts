@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Plan } from '../plan.ts';
 import { py } from '../python-source.ts';
-import { filterLines, preamble, pyList } from './code.ts';
+import { filterLines, preamble, pyList, totalsKept } from './code.ts';
 import { type Language, q, type Recipe, say, show, tableOf } from './recipe.ts';
 
 type CorrelationPlan = Extract<Plan, { kind: 'correlation' }>;
@@ -28,7 +28,7 @@ export const correlationRecipe: Recipe<CorrelationPlan> = {
           `计算 ${columns.map(q).join('、')} 之间的相关性（皮尔逊 r，并用斯皮尔曼等级相关核对）。`,
         ),
         code: [
-          preamble(context, { columns: used, share: true }),
+          preamble(context, { dropTotals: totalsKept(plan), columns: used, share: true }),
           select,
           [
             'pearson = numbers.corr().round(3)',
@@ -46,7 +46,7 @@ export const correlationRecipe: Recipe<CorrelationPlan> = {
         purpose: 'chart',
         analyze: say(language, 'Plot the strongest pair.', '画出相关性最强的一对。'),
         code: [
-          preamble(context, { columns: used, plot: true }),
+          preamble(context, { dropTotals: totalsKept(plan), columns: used, plot: true }),
           select,
           [
             'pearson = numbers.corr()',

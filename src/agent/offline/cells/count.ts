@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Plan } from '../plan.ts';
 import { rowNames, selectionText } from './aggregate.ts';
-import { filterLines, preamble, pyList } from './code.ts';
+import { filterLines, preamble, pyList, totalsKept } from './code.ts';
 import { type Recipe, say, tableOf } from './recipe.ts';
 
 type CountPlan = Extract<Plan, { kind: 'count' }>;
@@ -25,7 +25,7 @@ export const countRecipe: Recipe<CountPlan> = {
           `统计${selection ? `满足 ${selection} 的` : ''}行数。`,
         ),
         code: [
-          preamble(context, { columns: used, share: true }),
+          preamble(context, { dropTotals: totalsKept(plan), columns: used, share: true }),
           select,
           [
             'count = len(rows)',
@@ -38,7 +38,7 @@ export const countRecipe: Recipe<CountPlan> = {
         purpose: 'check',
         analyze: say(language, 'List the rows that matched, to check them.', '列出匹配的行，核对一下。'),
         code: [
-          preamble(context, { columns: used, share: true }),
+          preamble(context, { dropTotals: totalsKept(plan), columns: used, share: true }),
           select,
           [
             `matched = rows[${pyList(shown)}]`,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Plan } from '../plan.ts';
 import { isNumeric } from '../schema.ts';
 import { barChart, histogram } from './charts.ts';
-import { column, filterLines, preamble, ref } from './code.ts';
+import { column, filterLines, preamble, ref, totalsKept } from './code.ts';
 import { q, type Recipe, say, show, tableOf } from './recipe.ts';
 
 type DistributionPlan = Extract<Plan, { kind: 'distribution' }>;
@@ -31,7 +31,7 @@ export const distributionRecipe: Recipe<DistributionPlan> = {
           `描述 ${q(plan.column)} 的分布。`,
         ),
         code: [
-          preamble(context, { columns: used, share: true }),
+          preamble(context, { dropTotals: totalsKept(plan), columns: used, share: true }),
           select,
           numeric
             ? [
@@ -54,7 +54,7 @@ export const distributionRecipe: Recipe<DistributionPlan> = {
         purpose: 'chart',
         analyze: say(language, 'Chart the distribution.', '画出分布图。'),
         code: [
-          preamble(context, { columns: used, plot: true }),
+          preamble(context, { dropTotals: totalsKept(plan), columns: used, plot: true }),
           select,
           numeric
             ? [

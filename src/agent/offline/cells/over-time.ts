@@ -7,6 +7,8 @@ type TimePlan = Extract<Plan, { kind: 'trend' | 'change' }>;
 export function periodOf(plan: TimePlan): 'Y' | 'M' | undefined {
   const info = column(plan.table, plan.time);
   if (info?.kind !== 'date') return undefined;
+  // "over the years", "yearly", "monthly" say which; else years when the data spans more than three.
+  if (plan.period) return plan.period;
   const years = (Date.parse(String(info.max)) - Date.parse(String(info.min))) / (365.25 * 86_400_000);
   return Number.isFinite(years) && years <= 3 ? 'M' : 'Y';
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Plan } from '../plan.ts';
 import { isNumeric } from '../schema.ts';
 import { barChart } from './charts.ts';
-import { column, preamble, pyList } from './code.ts';
+import { column, preamble, pyList, totalsKept } from './code.ts';
 import { q, type Recipe, say, tableOf } from './recipe.ts';
 
 type MissingPlan = Extract<Plan, { kind: 'missing' }>;
@@ -134,7 +134,7 @@ export const outliersRecipe: Recipe<OutliersPlan> = {
           `用 Tukey 规则（超出四分位数 1.5 倍四分位距）标出 ${used.map(q).join('、')} 中的异常值。`,
         ),
         code: [
-          preamble(context, { columns: used, share: true }),
+          preamble(context, { dropTotals: totalsKept(plan), columns: used, share: true }),
           [
             'found = []',
             `for column in ${pyList(used)}:`,
@@ -154,7 +154,7 @@ export const outliersRecipe: Recipe<OutliersPlan> = {
         purpose: 'chart',
         analyze: say(language, 'Box plots show them.', '用箱线图展示。'),
         code: [
-          preamble(context, { columns: used, plot: true }),
+          preamble(context, { dropTotals: totalsKept(plan), columns: used, plot: true }),
           [
             `ax = df[${pyList(used)}].plot.box(figsize=(max(5, 1.6 * ${used.length}), 4), rot=30)`,
             'ax.set_title("Outliers by Tukey\'s rule")',

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Plan } from '../plan.ts';
 import { selectionText } from './aggregate.ts';
 import { barChart } from './charts.ts';
-import { columnsOf, preamble } from './code.ts';
+import { columnsOf, preamble, totalsKept } from './code.ts';
 import { entityRepeats, rankedName, rankingLines } from './ranking.ts';
 import { type PlannedCell, q, type Recipe, say, show, tableOf } from './recipe.ts';
 
@@ -50,7 +50,7 @@ export const rankRecipe: Recipe<RankPlan> = {
           `按 ${by === 'rows' ? '行数' : q(by)} 对 ${q(plan.entity)} 排序（${high ? '从高到低' : '从低到高'}）${selection ? `，只看 ${selection} 的行` : ''}。`,
         ),
         code: [
-          preamble(context, { columns: used, share: true }),
+          preamble(context, { dropTotals: totalsKept(plan), columns: used, share: true }),
           ranking,
           [
             'print(ranked.head(15).to_string())',
@@ -65,7 +65,7 @@ export const rankRecipe: Recipe<RankPlan> = {
         purpose: 'chart',
         analyze: say(language, 'Chart the ranking.', '把排名画成图。'),
         code: [
-          preamble(context, { columns: used, plot: true }),
+          preamble(context, { dropTotals: totalsKept(plan), columns: used, plot: true }),
           ranking,
           ['chart = ranked.head(15)', barChart({ title: `${by} by ${plan.entity}`, valueLabel: by })].join(
             '\n',

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { measureLabel, type Plan } from '../plan.ts';
 import { py } from '../python-source.ts';
 import { rowNames, selectionText } from './aggregate.ts';
-import { columnsOf, decimalsFor, filterLines, measureExpr, preamble } from './code.ts';
+import { columnsOf, decimalsFor, filterLines, measureExpr, preamble, totalsKept } from './code.ts';
 import { q, type Recipe, say, show } from './recipe.ts';
 
 type SpreadPlan = Extract<Plan, { kind: 'spread' }>;
@@ -36,7 +36,7 @@ export const spreadRecipe: Recipe<SpreadPlan> = {
           `找出 ${q(measure)} 的最高值和最低值${selection ? `（${selection}）` : ''}，并计算差值。`,
         ),
         code: [
-          preamble(context, { columns: used, share: true }),
+          preamble(context, { dropTotals: totalsKept(plan), columns: used, share: true }),
           filterLines(plan.filters).join('\n'),
           [
             `values = ${measureExpr(plan.measure)}`,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { measureLabel, type Plan } from '../plan.ts';
 import { lineChart } from './charts.ts';
-import { columnsOf, preamble } from './code.ts';
+import { columnsOf, preamble, totalsKept } from './code.ts';
 import { seriesLines } from './over-time.ts';
 import { q, type Recipe, say, show, tableOf } from './recipe.ts';
 
@@ -38,7 +38,7 @@ export const trendRecipe: Recipe<TrendPlan> = {
           `观察 ${q(measure)} 随 ${q(plan.time)} 的变化。`,
         ),
         code: [
-          preamble(context, { columns: used, share: true, numpy: true }),
+          preamble(context, { dropTotals: totalsKept(plan), columns: used, share: true, numpy: true }),
           series,
           [
             'print(series.to_string() if len(series) <= 40 else series.iloc[[*range(10), *range(-10, 0)]].to_string())',
@@ -57,7 +57,7 @@ export const trendRecipe: Recipe<TrendPlan> = {
         purpose: 'chart',
         analyze: say(language, 'Chart it over time.', '画出随时间的走势。'),
         code: [
-          preamble(context, { columns: used, plot: true }),
+          preamble(context, { dropTotals: totalsKept(plan), columns: used, plot: true }),
           series,
           ['chart = series', lineChart({ title: `${measure} over ${plan.time}`, valueLabel: measure })].join(
             '\n',

@@ -9,6 +9,7 @@ import pandas as pd
 
 warnings.simplefilter("ignore")
 MARKER = "@@analyst-look@@"
+TOTAL_ROWS = r"^(?:grand\s+)?(?:total|totals|sum|all|overall|合计|总计|总和|全部)\s*(?:[:(\[].*)?$"
 MISSING_MARKERS = {"", "-", "--", "—", "–", "n/a", "na", "nan", "none", "null", "no data", "unknown", "?", "tbd", "tba"}
 TABLE_EXTENSIONS = {"csv", "tsv", "tab", "txt", "json", "jsonl", "ndjson", "xlsx", "xls", "parquet", "sqlite", "sqlite3", "db"}
 
@@ -83,7 +84,7 @@ def describe_column(series):
         info["kind"] = "bool"
     elif pd.api.types.is_numeric_dtype(series):
         info.update(kind="number", min=float(present.min()), max=float(present.max()),
-                    integer=bool((present % 1 == 0).all()))
+                    integer=bool((present % 1 == 0).all()), decimals=decimals(present.astype(str)))
     elif pd.api.types.is_datetime64_any_dtype(series):
         info.update(kind="date", min=str(present.min()), max=str(present.max()))
     else:
@@ -95,7 +96,7 @@ def describe_column(series):
         dates = pd.to_datetime(sample, errors="coerce") if sample.str.contains(r"\d").mean() > 0.9 else None
         if len(numbers) and numbers.notna().mean() >= 0.8:
             info.update(kind="numeric-text", min=float(numbers.min()), max=float(numbers.max()),
-                        integer=bool((numbers.dropna() % 1 == 0).all()),
+                        integer=bool((numbers.dropna() % 1 == 0).all()), decimals=decimals(text),
                         percent=bool(text.str.contains("%").mean() > 0.5))
         elif dates is not None and dates.notna().mean() >= 0.8:
             info.update(kind="date", min=str(dates.min()), max=str(dates.max()))
@@ -104,7 +105,18 @@ def describe_column(series):
     if info["kind"] in ("text", "bool", "numeric-text") or info["distinct"] <= 12:
         counts = present.astype(str).value_counts().head(400 if len(series) <= 5000 else 60)
         info["values"] = [[str(value)[:200], int(count)] for value, count in counts.items()]
+    if info["kind"] == "text":
+        # A row that sums up the others ("Total", "All") would be counted twice by an aggregate.
+        totals = present.astype(str)[present.astype(str).str.strip().str.lower().str.match(TOTAL_ROWS)]
+        if 0 < len(totals) <= 3:
+            info["totals"] = sorted(set(totals))
     return info
+
+
+def decimals(text):
+    """The most decimal places any of these numbers is written with (at most 6)."""
+    places = text.str.extract(r"\.(\d+)\s*%?\s*$")[0].dropna().str.rstrip("0").str.len()
+    return int(min(places.max(), 6)) if len(places) else 0
 
 
 tables, notes, skipped = [], [], []

@@ -1,6 +1,7 @@
 import type { Aggregate, Assumption, Condition, Measure, Plan, Subset } from '../plan.ts';
 import { measureColumns, measureLabel } from '../plan.ts';
 import { type ColumnInfo, isCategorical, isNumeric, type Look } from '../schema.ts';
+import { splitWords } from '../text/words.ts';
 import { type Cue, cuesOf, has } from './cues.ts';
 import type { ColumnMention, ValueMention } from './mentions.ts';
 import { guessOutcome, strataFor } from './outcome.ts';
@@ -14,7 +15,7 @@ import {
   perEntityFor,
   quantityColumns,
 } from './roles.ts';
-import { timeColumn } from './time-column.ts';
+import { isYearColumn, timeColumn } from './time-column.ts';
 
 const col = (column: string): Measure => ({ kind: 'column', column });
 
@@ -29,7 +30,7 @@ export function choosePlan(reading: Reading | undefined, look: Look): Plan {
   const r = reading;
   const table = r.table;
   const assumptions: Assumption[] = [];
-  const time = timeColumn(table);
+  const time = askedTime(r) ?? timeColumn(table);
   const base = (filters: Condition[]) => ({ table, filters, assumptions });
   const numberFilters = r.conditions.map((c) => c.condition);
   const conditionColumns = new Set(numberFilters.map((c) => c.column));
@@ -132,6 +133,8 @@ export function choosePlan(reading: Reading | undefined, look: Look): Plan {
       if (range) filters.push(range);
       return {
         kind: 'change',
+        ...periodAsked(r),
+        perPeriod: trendAggregate(r, measure, aggregateCue) === 'mean' ? 'mean' : 'sum',
         time: time.name,
         measure,
         mode: 'step',
@@ -146,6 +149,8 @@ export function choosePlan(reading: Reading | undefined, look: Look): Plan {
         has(r.cues, 'mean') && /\b(annual|per year|yearly|each year|a year)\b|每年|年均/i.test(r.text);
       return {
         kind: 'change',
+        ...periodAsked(r),
+        perPeriod: trendAggregate(r, measure, aggregateCue) === 'mean' ? 'mean' : 'sum',
         time: time.name,
         measure,
         mode: averaged ? 'average-step' : 'between',
@@ -164,6 +169,7 @@ export function choosePlan(reading: Reading | undefined, look: Look): Plan {
         measure,
         aggregate: trendAggregate(r, measure, aggregateCue),
         timeIsDate: time.kind === 'date',
+        ...periodAsked(r),
         ...base(filters),
       };
     }
@@ -230,7 +236,21 @@ export function choosePlan(reading: Reading | undefined, look: Look): Plan {
   // "Which nation has a total of 57 medals?": a row picked by a value, not an aggregate.
   if (entity && !extreme && numberFilters.some((f) => f.kind === 'equals') && !r.topN)
     return { kind: 'lookup', targets: [entity.column.name], entity: entity.column.name, ...base(filters) };
-  if (aggregateCue || (extreme && !entity)) {
+  // "How many points did X score", "How many games did X play": a column counted in the rows picked, summed.
+  const howMany = countCue !== undefined && /how many|多少|几/i.test(countCue.text) ? countCue : undefined;
+  const summed = howMany ? summedByHowMany(r, howMany, conditionColumns, filters) : undefined;
+  // "How many parties have more than 10% of the total votes?": rows are counted, whatever follows.
+  const countsRows =
+    howMany !== undefined && !summed && howMany.start < (aggregateCue?.start ?? Number.POSITIVE_INFINITY);
+  if (summed && !has(r.cues, 'difference'))
+    return {
+      kind: 'aggregate',
+      measure: col(summed.column.name),
+      aggregate: 'sum',
+      ...(subset ? { subset } : {}),
+      ...base(filters),
+    };
+  if (!countsRows && (aggregateCue || (extreme && !entity))) {
     const cue = aggregateCue ?? extreme!;
     const measure = combined ?? measureNear(r, cue.end, new Set(), assumptions, undefined, conditionColumns);
     // "the average number of films per year": totals per year, averaged.
@@ -246,25 +266,8 @@ export function choosePlan(reading: Reading | undefined, look: Look): Plan {
         ...base(filters),
       };
   }
-  if (countCue) {
-    // "How many points did X score": the column named right after "how many" is summed.
-    const next = numericMentions(r, countCue.end, conditionColumns)[0];
-    const counted =
-      next !== undefined &&
-      next.score >= 0.75 &&
-      next.start >= countCue.end &&
-      /^\s*(?:(?:total|the|of)\s+)?$/i.test(r.text.slice(countCue.end, next.start));
-    if (counted && /how many|多少/i.test(countCue.text) && !has(r.cues, 'difference'))
-      return {
-        kind: 'aggregate',
-        measure: col(next.column.name),
-        aggregate: 'sum',
-        ...(subset ? { subset } : {}),
-        ...base(filters),
-      };
-    if (filters.length > 0 || /how many|多少|几/i.test(countCue.text))
-      return { kind: 'count', ...base(filters), ...(entity ? { entity: entity.column.name } : {}) };
-  }
+  if (countCue && (filters.length > 0 || howMany))
+    return { kind: 'count', ...base(filters), ...(entity ? { entity: entity.column.name } : {}) };
 
   // Look-ups: a row picked by what the question names, and the column it asks for.
   if (filters.length > 0) {
@@ -304,6 +307,7 @@ export function choosePlan(reading: Reading | undefined, look: Look): Plan {
         measure,
         aggregate: trendAggregate(r, measure, aggregateCue),
         timeIsDate: time.kind === 'date',
+        ...periodAsked(r),
         ...base(filters),
       };
   }
@@ -320,8 +324,42 @@ const AMOUNTS =
 /** Rows of one period combine by sum for amounts (sales per year), else by mean (a rate, a level). */
 function trendAggregate(r: Reading, measure: Measure, cue: Cue | undefined): Aggregate {
   if (cue?.kind === 'sum' || cue?.kind === 'mean') return cue.kind;
-  const name = measure.kind === 'rows' ? 'rows' : measureLabel(measure);
+  const name = measure.kind === 'rows' ? 'rows' : splitWords(measureLabel(measure)).join(' ');
   return AMOUNTS.test(name) || AMOUNTS.test(r.text) ? 'sum' : 'mean';
+}
+
+/**
+ * The column "how many" asks to add up: named right after it ("how many points did …"), or,
+ * when the question picks rows by a value and sets no bound, the column its verb names
+ * ("how many games did Maesteg RFC play" → "played").
+ */
+function summedByHowMany(
+  r: Reading,
+  cue: Cue,
+  conditionColumns: Set<string>,
+  filters: Condition[],
+): ColumnMention | undefined {
+  const next = numericMentions(r, cue.end, conditionColumns).find((m) => m.start >= cue.end);
+  if (!next || next.score < 0.75) return undefined;
+  const gap = r.text.slice(cue.end, next.start);
+  if (/^\s*(?:(?:total|the|of)\s+)?$/i.test(gap)) return next;
+  const picked = filters.some((f) => f.kind === 'equals' && typeof f.value === 'string');
+  const bounded = filters.some((f) => f.kind === 'compare' || f.kind === 'between');
+  return picked && !bounded && /\b(?:did|does|do|has|have|had|was|were|is|are)\b/i.test(gap)
+    ? next
+    : undefined;
+}
+
+/** The periods of a date column the question asks for: years or months. */
+function periodAsked(r: Reading): { period?: 'Y' | 'M' } {
+  if (/\b(?:years?|yearly|annual(?:ly)?)\b|每年|年度|逐年/i.test(r.text)) return { period: 'Y' };
+  if (/\b(?:months?|monthly)\b|每月|月度|逐月/i.test(r.text)) return { period: 'M' };
+  return {};
+}
+
+/** A time column the question names ("over the years" with a `year` column), if any. */
+function askedTime(r: Reading): ColumnInfo | undefined {
+  return r.columns.find((m) => m.column.kind === 'date' || isYearColumn(m.column))?.column;
 }
 
 /** A column of ranks or positions (1 is the best). */

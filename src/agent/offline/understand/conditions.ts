@@ -22,9 +22,15 @@ const BEFORE: [RegExp, Op][] = [
 ];
 /** Words after a number that say how to compare with it. */
 const AFTER: [RegExp, Op][] = [
-  [/^\s*(?:or|and)\s+(?:more|higher|above|greater|over|larger|up|beyond)\b/i, '>='],
+  [
+    /^\s*(?:[\p{L}%]+\s+){0,2}?(?:or|and)\s+(?:more|higher|above|greater|over|larger|up|beyond|later|after)\b/iu,
+    '>=',
+  ],
   [/^\s*\+/, '>='],
-  [/^\s*(?:or|and)\s+(?:less|lower|below|fewer|under|smaller)\b/i, '<='],
+  [
+    /^\s*(?:[\p{L}%]+\s+){0,2}?(?:or|and)\s+(?:less|lower|below|fewer|under|smaller|earlier|before)\b/iu,
+    '<=',
+  ],
   [/^\s*(?:以上|或以上|及以上)/u, '>='],
   [/^\s*(?:以下|或以下|及以下)/u, '<='],
 ];

@@ -13,6 +13,8 @@ export interface ColumnMention {
   end: number;
   /** Question tokens the mention covers. */
   words: number;
+  /** The share of the name's words (stop words too) the question says: "points" is all of "points", half of "points for". */
+  coverage: number;
 }
 
 /** Where a question names a value of a column ("North", "Wattstown RFC"). */
@@ -106,6 +108,9 @@ const WEAK_VALUES = new Set([
   'n/a',
 ]);
 
+/** A word without its ending ("played", "playing" → "play"; "scored", "score" → "scor"). */
+const stem = (word: string) => word.replace(/(?:ing|ed|es|s|e)$/, '');
+
 const isHan = (word: string) => /\p{Script=Han}/u.test(word);
 
 /** How well a question word stands for a word of a name: 1 the same, less for near forms, 0 not. */
@@ -115,6 +120,7 @@ export function wordMatch(asked: string, named: string): number {
   const long = SHORT_FORMS[named];
   if (long && (asked === long || (asked.startsWith(long) && asked.length <= long.length + 3))) return 0.9;
   if (fuzzyEqual(asked, named)) return 0.85;
+  if (asked.length >= 4 && named.length >= 4 && stem(asked) === stem(named)) return 0.85;
   if (named.length >= 3 && asked.length > named.length + 1 && asked.startsWith(named)) return 0.7;
   if (asked.length >= 4 && named.length > asked.length + 1 && named.startsWith(asked)) return 0.6;
   return 0;
@@ -124,6 +130,8 @@ interface PhraseMatch {
   score: number;
   from: number;
   to: number;
+  /** The share of the phrase's words (stop words too) matched. */
+  coverage: number;
 }
 
 /**
@@ -158,6 +166,8 @@ export function matchPhraseAll(
     let weighted = 0;
     let gaps = 0;
     let gapsBefore = 0;
+    let ownWords = 0;
+    let ownBefore = 0;
     let last = i;
     for (let j = i; j < tokens.length && j <= i + content.length + 2; j++) {
       const word = tokens[j]!.word;
@@ -173,8 +183,10 @@ export function matchPhraseAll(
         weighted += q * weights[pick]!;
         last = j;
         gapsBefore = gaps;
+        ownBefore = ownWords;
       } else if (!han && (STOP_WORDS.has(word) || own.has(word))) {
         gaps += own.has(word) ? 0 : 1;
+        ownWords += own.has(word) ? 1 : 0;
       } else break;
       if (used.size === content.length) break;
     }
@@ -185,7 +197,8 @@ export function matchPhraseAll(
     const recall = weighted / totalWeight;
     const precision = quality / (used.size + gapsBefore);
     const score = (2 * precision * recall) / (precision + recall);
-    if (score >= (options.minScore ?? 0.3)) found.push({ score, from: i, to: last + 1 });
+    const coverage = Math.min(1, (used.size + ownBefore) / phrase.length);
+    if (score >= (options.minScore ?? 0.3)) found.push({ score, from: i, to: last + 1, coverage });
   }
   return found.sort((a, b) => b.score - a.score || a.to - a.from - (b.to - b.from) || a.from - b.from);
 }
@@ -215,9 +228,10 @@ export function findColumnMentions(question: string, columns: ColumnInfo[]): Col
         start: tokens[place.from]!.start,
         end: tokens[place.to - 1]!.end,
         words: place.to - place.from,
+        coverage: place.coverage,
       });
   }
-  return found.sort((a, b) => b.score - a.score || b.words - a.words);
+  return found.sort((a, b) => b.score - a.score || b.coverage - a.coverage || b.words - a.words);
 }
 
 /** Every value of a text-like column the question names, best first. */

@@ -106,7 +106,8 @@ function resolveOverlaps(
     ...values.map((m) => ({ kind: 'value' as const, m })),
   ];
   const weight = (a: Any) =>
-    a.m.score * (1 + 0.15 * (a.m.end - a.m.start) ** 0.5) + (a.kind === 'column' ? 0.01 : 0);
+    a.m.score * (1 + 0.15 * (a.m.end - a.m.start) ** 0.5) +
+    (a.kind === 'column' ? 0.01 + 0.005 * a.m.coverage : 0);
   all.sort((a, b) => weight(b) - weight(a));
   const kept: Any[] = [];
   for (const candidate of all) {

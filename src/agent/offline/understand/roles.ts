@@ -4,7 +4,7 @@ import { tokenize } from '../text/tokens.ts';
 import { cuesOf } from './cues.ts';
 import type { ColumnMention } from './mentions.ts';
 import type { Reading } from './reading.ts';
-import { timeColumn } from './time-column.ts';
+import { isYearColumn, timeColumn } from './time-column.ts';
 
 const LABEL_WORDS = new Set(
   'name title player team country nation city club company school person driver artist singer film song party state province region district county municipality airport station university institution member episode model type product item brand customer employee 名称 名字 姓名 国家 城市 地区 公司 产品'.split(
@@ -138,7 +138,8 @@ export function combinedMeasure(reading: Reading): Measure | undefined {
     const gap = between(a, b);
     if (gap.length > 40 || a.column === b.column) continue;
     // "per year", "change over the years": periods, never a ratio to the time column or an id.
-    const perPeriod = b.column === time || isIdLike(b.column);
+    const perPeriod =
+      b.column === time || isIdLike(b.column) || isYearColumn(b.column) || b.column.kind === 'date';
     if (
       (DIVIDED.test(gap) && gap.length <= 25 && !perPeriod) ||
       (RATIO_OF.test(before(a)) && /^\s*(?:to|and)\s+(?:the\s+)?$/i.test(gap))
