@@ -11,6 +11,13 @@ export interface CommandIO {
   color?: boolean;
   /** Whether stderr is a terminal (progress bars redraw in place there). Default false. */
   stderrIsTTY?: boolean;
+  /**
+   * Standard input as a stream, whether it is a terminal, and the terminal to echo typing to
+   * (for interactive commands).
+   */
+  input?: { stream: NodeJS.ReadableStream; isTTY: boolean; echo?: NodeJS.WritableStream };
+  /** Whether stdout is a terminal (spinners and progress lines). Default false. */
+  terminal?: boolean;
 }
 
 export function processIO(abortSignal: AbortSignal): CommandIO {
@@ -28,6 +35,8 @@ export function processIO(abortSignal: AbortSignal): CommandIO {
     abortSignal,
     color: wantsColor(process.env, process.stdout.isTTY === true),
     stderrIsTTY: process.stderr.isTTY === true,
+    input: { stream: process.stdin, isTTY: process.stdin.isTTY === true, echo: process.stdout },
+    terminal: process.stdout.isTTY === true,
   };
 }
 

@@ -1,4 +1,5 @@
 import { ConfigurationError, InvalidInputError, isAnalystError } from '../errors/index.ts';
+import * as chat from './commands/chat/index.ts';
 import * as devScriptedModel from './commands/dev/scripted-model.ts';
 import * as evalCommand from './commands/eval/index.ts';
 import * as exec from './commands/exec/index.ts';
@@ -20,6 +21,7 @@ interface Command {
 /** The command table: `analyst <words…> [flags]`. */
 export const COMMANDS: Record<string, Command> = {
   serve,
+  chat,
   run: runCommand,
   exec,
   eval: evalCommand,
@@ -58,7 +60,11 @@ export async function main(argv: string[], io: CommandIO): Promise<number> {
     io.stderr(`analyst ${key}: ${error instanceof Error ? error.message : String(error)}\n`);
     if (error instanceof InvalidInputError) return EXIT.usage;
     if (error instanceof ConfigurationError) return EXIT.config;
-    if (isAnalystError(error) && error.code === 'sandbox_unavailable') return EXIT.unavailable;
+    if (
+      isAnalystError(error) &&
+      (error.code === 'sandbox_unavailable' || error.code === 'service_unreachable')
+    )
+      return EXIT.unavailable;
     return EXIT.software;
   }
 }

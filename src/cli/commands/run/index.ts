@@ -13,6 +13,7 @@ import type { CommandIO } from '../../io.ts';
 import { TerminalPrinter } from '../../render/terminal-printer.ts';
 import { checkInputFiles, type InputFile } from './inputs.ts';
 import { createOutputFolder } from './output-folder.ts';
+import { RunProgress } from './progress.ts';
 import { EventLog, outputFolderLink, type RunFiles, WORKSPACE_FOLDER, writeRunFiles } from './run-files.ts';
 import { openRunWorkspace } from './run-workspace.ts';
 
@@ -70,7 +71,10 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
   const { workspace, finish } = await openRunWorkspace(join(dir, WORKSPACE_FOLDER), inputs, io.stderr);
 
   const log = await EventLog.create(join(dir, 'events.jsonl'));
-  const printer = new TerminalPrinter(io.stdout, io.color ?? false);
+  // On a terminal a progress line (round, what runs, time) follows the transcript.
+  const progress =
+    io.terminal && !values.json ? new RunProgress(io.stdout, { color: io.color ?? false }) : undefined;
+  const printer = new TerminalPrinter(progress?.output ?? io.stdout, io.color ?? false);
   say(`analyst run: ${entry.id} on ${inputs.length} file(s) → ${shown(dir)}\n`);
 
   const events: AgentEvent[] = [];
@@ -96,8 +100,10 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
       await log.append(event);
       if (values.json) io.stdout(`${JSON.stringify(event)}\n`);
       else printer.print(event);
+      progress?.push(event);
     }
   } finally {
+    progress?.stop();
     await log.close();
     await runs.close();
     await sandbox.close();
@@ -153,7 +159,12 @@ function exitCodeFor(end: RunEnd, sandboxUnavailable: boolean): number {
 
 function whereItWent(dir: string, files: RunFiles, inputs: InputFile[], events: AgentEvent[]): string {
   const at = (name: string) => shown(join(dir, name));
-  const made = new Set(events.flatMap((e) => (e.type === 'artifact-created' ? [e.artifact.path] : []))).size;
+  const artifacts = [
+    ...new Set(events.flatMap((e) => (e.type === 'artifact-created' ? [e.artifact.path] : []))),
+  ];
+  const made = artifacts.length;
+  const listed = artifacts.slice(0, 8).map((path) => at(`${WORKSPACE_FOLDER}/${path}`));
+  const more = made > listed.length ? [`              … and ${made - listed.length} more`] : [];
   const lines = [
     `\nresults in ${shown(dir)}`,
     files.answer ? `  answer      ${at(files.answer)}` : '  answer      (none: the run ended without one)',
@@ -162,6 +173,8 @@ function whereItWent(dir: string, files: RunFiles, inputs: InputFile[], events: 
     `  transcript  ${at(files.transcript)}`,
     `  events      ${at('events.jsonl')}`,
     `  files       ${at(WORKSPACE_FOLDER)}/ (${inputs.length} input file(s), ${made} written by the analysis)`,
+    ...listed.map((path) => `              ${path}`),
+    ...more,
   ];
   return `${lines.join('\n')}\n`;
 }
