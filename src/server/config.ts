@@ -91,9 +91,11 @@ export function loadServerConfig(flags: ServeFlags, env: Record<string, string |
       ephemeral: integer(env.ANALYST_POOL_EPHEMERAL, 'ANALYST_POOL_EPHEMERAL', 1, 0, 32),
     },
     sessions: {
-      idleMs: 1000 * integer(env.ANALYST_SESSION_IDLE_SECONDS, 'ANALYST_SESSION_IDLE_SECONDS', 120, 1, 86_400),
+      idleMs:
+        1000 * integer(env.ANALYST_SESSION_IDLE_SECONDS, 'ANALYST_SESSION_IDLE_SECONDS', 120, 1, 86_400),
       statefulIdleMs:
-        1000 * integer(env.ANALYST_STATEFUL_IDLE_SECONDS, 'ANALYST_STATEFUL_IDLE_SECONDS', 1800, 1, 7 * 86_400),
+        1000 *
+        integer(env.ANALYST_STATEFUL_IDLE_SECONDS, 'ANALYST_STATEFUL_IDLE_SECONDS', 1800, 1, 7 * 86_400),
       max:
         env.ANALYST_MAX_SESSIONS === undefined || env.ANALYST_MAX_SESSIONS === ''
           ? undefined

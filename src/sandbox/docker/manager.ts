@@ -75,7 +75,7 @@ export interface DockerSandboxOptions {
   sessionIdleMs?: number;
   /** A session container that kept variables (stateful) is given back after this long unused. Default 30 min. */
   idleTtlMs?: number;
-  /** Session containers alive at once, in total. Default: as many as half the host's memory holds. */
+  /** Session containers alive at once, in total. Default: ¾ of the host's memory at 256 MiB each. */
   maxSessions?: number;
   /** How long a cell waits for room under the caps before SandboxBusyError. Default 5 s. */
   capacityWaitMs?: number;
@@ -146,12 +146,14 @@ export class DockerSandboxManager implements SandboxManager {
       },
       refillDelayMs: 250,
     });
-    const memoryShare = Math.floor((totalmem() * 0.5) / this.limits.memoryBytes);
+    // A container's memory limit is a ceiling, not its use (an idle one holds ~80 MiB): three
+    // quarters of the host's memory at 256 MiB each.
+    const memoryShare = Math.floor((totalmem() * 0.75) / (256 * 1024 ** 2));
     this.sessions = new SessionContainers({
       limits: {
         idleMs: options.sessionIdleMs ?? 2 * 60_000,
         statefulIdleMs: options.idleTtlMs ?? 30 * 60_000,
-        maxSessions: options.maxSessions ?? Math.max(2, memoryShare),
+        maxSessions: options.maxSessions ?? Math.max(4, memoryShare),
         capacityWaitMs: options.capacityWaitMs ?? 5000,
         maxAgeMs,
       },

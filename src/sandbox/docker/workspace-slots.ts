@@ -79,7 +79,8 @@ async function removeStaleSlots(parent: string, self: string, umount: string): P
       .filter((point) => point === root || point.startsWith(`${root}/`))
       .sort((a, b) => b.length - a.length);
     for (const point of inside) await runCommand(umount, ['-l', point]);
-    for (const slot of await readdir(root).catch(() => [] as string[])) await rmdir(join(root, slot)).catch(() => {});
+    for (const slot of await readdir(root).catch(() => [] as string[]))
+      await rmdir(join(root, slot)).catch(() => {});
     await rmdir(root).catch(() => {});
   }
 }
