@@ -56,6 +56,6 @@ export function sessionCell(
 export function outputForModel(result: ExecResult): string {
   const notes: string[] = [];
   if (result.status !== 'ok' && result.message) notes.push(`[${result.status}] ${result.message}`);
-  const output = result.output.replace(/\s+$/, '');
+  const output = result.output.trimEnd();
   return [output, ...notes].filter(Boolean).join('\n') || '(no output)';
 }

@@ -107,5 +107,5 @@ export function closeOpenFence(text: string): string {
     if (open === undefined) open = marks;
     else if (marks[0] === open[0] && marks.length >= open.length && line.trim() === marks) open = undefined;
   }
-  return open === undefined ? text : `${text.replace(/\s+$/, '')}\n${open}`;
+  return open === undefined ? text : `${text.trimEnd()}\n${open}`;
 }

@@ -84,13 +84,20 @@ export interface Workspace {
   /** Removes a file or a directory with everything under it; false when there was nothing. */
   remove(path: string): Promise<boolean>;
   usage(): Promise<WorkspaceUsage>;
+  /** How to mount it; only after `ready` resolved. */
   mount(): WorkspaceMount;
+  /**
+   * Resolves when the workspace exists: a store may make it in the background, so a new
+   * thread's first answer need not wait for a filesystem. Every other method waits for it.
+   */
+  ready(): Promise<void>;
 }
 
 /** Where workspaces are made, found again and destroyed. */
 export interface WorkspaceStore {
   /** What kind of workspaces this store makes, for status pages (e.g. `loop-ext4`). */
   readonly kind: string;
+  /** A new workspace; it may still be in the making (see `Workspace.ready`). */
   create(): Promise<Workspace>;
   /** The workspace `id` (mounting it again after a restart if needed); NotFoundError if it is gone. */
   open(id: string): Promise<Workspace>;

@@ -144,6 +144,7 @@ export const EMPTY_WORKSPACE: Workspace = {
   remove: async () => false,
   usage: async () => ({ bytes: 0, files: 0, quotaBytes: null, quotaFiles: null }),
   mount: () => ({ kind: 'host-directory', path: '/nonexistent' }),
+  ready: async () => {},
 };
 
 function result(

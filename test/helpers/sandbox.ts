@@ -59,5 +59,6 @@ export function testWorkspaces(): Promise<LoopWorkspaceStore> {
 export async function tempWorkspace(): Promise<{ dir: string; ws: Workspace; cleanup: () => Promise<void> }> {
   const store = await testWorkspaces();
   const ws = await store.create();
+  await ws.ready();
   return { dir: ws.mount().path, ws, cleanup: () => store.destroy(ws.id) };
 }

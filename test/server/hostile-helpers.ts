@@ -191,6 +191,8 @@ export async function treeOf(root: string): Promise<Map<string, string>> {
     for (const entry of entries) {
       const path = prefix + entry.name;
       if (prefix === '' && entry.name.startsWith('analyst.db')) continue;
+      // Slots are binds of workspaces into session containers: the same files seen twice.
+      if (prefix === 'run/' && entry.name === 'slots') continue;
       const info = await lstat(join(dir, entry.name));
       if (info.isSymbolicLink()) found.set(path, 'symlink');
       else if (info.isDirectory()) {

@@ -26,7 +26,7 @@ function fakeContainer(name: string, now: number) {
 }
 
 function fakeWorkspace(id: string): Workspace {
-  return { id, mount: () => ({ path: `/workspaces/${id}` }) } as unknown as Workspace;
+  return { id, mount: () => ({ path: `/workspaces/${id}` }), ready: async () => {} } as unknown as Workspace;
 }
 
 function harness(limits: Partial<SessionContainerDeps['limits']> = {}) {

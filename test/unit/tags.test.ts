@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { outputForModel } from '../../src/agent/cells.ts';
 import { answerOf, extractCode, parseSections, repairTranscript } from '../../src/agent/transcript/tags.ts';
+import { resultText } from '../../src/agent/view/transcript.ts';
+import type { ExecResult } from '../../src/sandbox/sandbox.ts';
 
 describe('tagged transcripts', () => {
   test('sections are read in order with their contents', () => {
@@ -62,5 +65,23 @@ describe('tagged transcripts', () => {
 
   test('Chinese text passes through unchanged', () => {
     assert.equal(answerOf('<Answer>销售额最高的城市是上海。</Answer>'), '销售额最高的城市是上海。');
+  });
+});
+
+describe('long whitespace runs in outputs and transcripts', () => {
+  // A cell printed a table padded to a 32 MB column name: `/\s+$/` on such a run is quadratic
+  // and once stalled the server for minutes. These would not finish within the timeout.
+  const run = `${'a'}${' '.repeat(2_000_000)}b${'\n'.repeat(500_000)}c`;
+  test('a cell output with a 2 MB run of spaces is written to the transcript whole', {
+    timeout: 10_000,
+  }, () => {
+    const result = { status: 'ok', output: `${run}   \n\n` } as unknown as ExecResult;
+    assert.equal(resultText(result), run);
+    assert.equal(outputForModel(result), run);
+  });
+  test('sections with long runs of newlines are rendered and repaired', { timeout: 10_000 }, () => {
+    const repaired = repairTranscript(`<Answer>\n${run}\n\n\n`);
+    assert.ok(repaired.startsWith('<Answer>\na '));
+    assert.ok(repaired.endsWith('c\n</Answer>'));
   });
 });

@@ -21,6 +21,7 @@ describe('a loop-mounted workspace, from the host side', () => {
     root = await mkdtemp(join(tmpdir(), 'analyst-ws-test-'));
     store = await LoopWorkspaceStore.create({ root, quotaBytes: 16 * 1024 * 1024, quotaFiles: 2000 });
     workspace = await store.create();
+    await workspace.ready();
     dir = workspace.mount().path;
     await mkdir(join(dir, 'sub'), { recursive: true });
     await writeFile(join(dir, 'sales.csv'), 'a,b\n1,2\n');
@@ -101,4 +102,35 @@ describe('a loop-mounted workspace, from the host side', () => {
   });
   test('path parts are normalised', () =>
     assert.deepEqual(workspacePathParts('./a//b/c.txt'), ['a', 'b', 'c.txt']));
+});
+
+describe('a new loop workspace is made in the background', () => {
+  test('create() answers at once; every method waits for the filesystem; destroy while making leaves nothing', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'analyst-ws-pending-'));
+    const store = await LoopWorkspaceStore.create({ root, quotaBytes: 16 * 1024 * 1024, quotaFiles: 2000 });
+    try {
+      const workspace = await store.create();
+      assert.throws(() => workspace.mount(), /not ready: await ready\(\) before mount\(\)/);
+      assert.equal(await store.open(workspace.id), workspace, 'open finds the workspace being made');
+      await workspace.write('early.txt', Buffer.from('written before the mount existed'));
+      await workspace.ready();
+      const { path } = workspace.mount();
+      assert.ok(
+        (await mountsUnder(root)).some((m) => m.point === path),
+        'the write waited for the filesystem: it is mounted',
+      );
+      assert.equal((await (await store.open(workspace.id)).open('early.txt')).bytes, 32);
+      const doomed = await store.create();
+      await store.destroy(doomed.id);
+      await assert.rejects(stat(join(root, `${doomed.id}.img`)), { code: 'ENOENT' });
+      assert.ok(
+        !(await mountsUnder(root)).some((m) => m.point.endsWith(doomed.id)),
+        'nothing of it is mounted',
+      );
+      await store.destroy(workspace.id);
+    } finally {
+      await store.close();
+      await rm(root, { recursive: true, force: true });
+    }
+  });
 });

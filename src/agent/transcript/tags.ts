@@ -60,7 +60,7 @@ export function parseSections(transcript: string): Section[] {
 
 /** The Python in a `<Code>` body: an optional ```python fence stripped, even an unclosed one. */
 export function extractCode(body: string): string {
-  let code = body.replace(/^\s*\n/, '').replace(/\s+$/, '');
+  let code = body.replace(/^\s*\n/, '').trimEnd();
   const fenced = /^\s*```[a-zA-Z0-9_+-]*[ \t]*\n([\s\S]*?)(?:\n\s*```\s*)?$/.exec(code);
   if (fenced) code = fenced[1] ?? '';
   return code.replace(/\n\s*```\s*$/, '');
@@ -71,8 +71,8 @@ export function renderSections(sections: Section[]): string {
   return sections
     .map((section) => {
       let content = section.content;
-      if ((content.match(/```/g)?.length ?? 0) % 2 === 1) content = `${content.replace(/\s+$/, '')}\n\`\`\``;
-      return `<${section.tag}>\n${content.replace(/^\n+|\n+$/g, '')}\n</${section.tag}>`;
+      if ((content.match(/```/g)?.length ?? 0) % 2 === 1) content = `${content.trimEnd()}\n\`\`\``;
+      return `<${section.tag}>\n${trimNewlines(content)}\n</${section.tag}>`;
     })
     .join('\n');
 }
@@ -89,8 +89,14 @@ export function answerOf(transcript: string): string | undefined {
 }
 
 function trimBlankLines(text: string): string {
-  return text
-    .replace(/^\s*\n/, '')
-    .replace(/\n\s*$/, '')
-    .trim();
+  return text.trim();
+}
+
+/** Newlines at either end removed (a loop: a regex like /\n+$/ is quadratic on long runs). */
+function trimNewlines(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && text[start] === '\n') start++;
+  while (end > start && text[end - 1] === '\n') end--;
+  return text.slice(start, end);
 }

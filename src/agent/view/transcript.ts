@@ -46,12 +46,12 @@ export function transcriptOf(events: Iterable<AgentEvent>, fileUrl?: (path: stri
 
 /** What a cell's `<Execute>` block shows: its output, and why it ended when not ok. */
 export function resultText(result: ExecResult): string {
-  const output = result.output.replace(/\s+$/, '');
+  const output = result.output.trimEnd();
   return result.status === 'ok' ? output : `${output}\n[${result.status}] ${result.message ?? ''}`.trim();
 }
 
 function codeBlock(language: string, code: string): string {
-  return `\n<Code>\n\`\`\`${language}\n${code.replace(/\s+$/, '')}\n\`\`\`\n</Code>`;
+  return `\n<Code>\n\`\`\`${language}\n${code.trimEnd()}\n\`\`\`\n</Code>`;
 }
 
 function executeBlock(text: string): string {

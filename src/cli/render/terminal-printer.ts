@@ -166,7 +166,7 @@ export class TerminalPrinter {
 
   /** Writes visible model text, holding trailing whitespace until more text follows. */
   private modelText(text: string): void {
-    const body = text.replace(/\s+$/, '');
+    const body = text.trimEnd();
     const trailing = text.slice(body.length);
     if (body) {
       if (!this.afterStatusLine) this.text(this.pendingSpace);
@@ -177,7 +177,7 @@ export class TerminalPrinter {
   }
 
   private code(language: string, code: string): void {
-    const lines = code.replace(/\s+$/, '').split('\n');
+    const lines = code.trimEnd().split('\n');
     this.line(this.paint('dim', `── ${language} ──`));
     for (const line of lines.slice(0, this.maxCodeLines)) this.line(line);
     const more = lines.length - this.maxCodeLines;

@@ -393,6 +393,7 @@ export class DockerSandboxManager implements SandboxManager {
     extra: { preloadModules?: readonly string[]; slot?: boolean } = {},
   ): Promise<SandboxContainer> {
     if (this.closed) throw new SandboxUnavailableError('the sandbox manager is closed');
+    await workspace?.ready();
     const slots = extra.slot ? await this.slots() : undefined;
     if (extra.slot && !slots) throw new SandboxUnavailableError('no workspace slots on this host');
     const { cpuCount } = await this.engine();

@@ -63,6 +63,7 @@ export class SessionContainers {
     if (current) this.deps.retire(current);
     session.container = undefined;
     await this.makeRoom(session);
+    await session.workspace.ready();
     const slots = await this.deps.slots();
     if (!slots) {
       session.container = await this.deps.start(session.id, session.workspace);

@@ -119,6 +119,8 @@ export class LocalWorkspace implements Workspace {
     return openFile(handle, shown, info.size, info.mtime);
   }
 
+  async ready(): Promise<void> {}
+
   async write(path: string, data: Buffer | Readable, options: WriteOptions = {}): Promise<{ bytes: number }> {
     const parts = workspacePathParts(path);
     const shown = parts.join('/');

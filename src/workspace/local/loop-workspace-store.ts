@@ -6,6 +6,7 @@ import { NotFoundError } from '../../errors/index.ts';
 import { WorkspaceUnavailableError } from '../errors/workspace-unavailable-error.ts';
 import type { Workspace, WorkspaceStore } from '../workspace.ts';
 import { LocalWorkspace, SANDBOX_GID, SANDBOX_UID } from './local-workspace.ts';
+import { PendingWorkspace } from './pending-workspace.ts';
 import { findProgram, mountPoints, runCommand } from './system-commands.ts';
 
 export interface LoopWorkspaceOptions {
@@ -40,6 +41,8 @@ export class LoopWorkspaceStore implements WorkspaceStore {
   readonly kind = 'loop-ext4';
   private readonly mounted = new Set<string>();
   private readonly mounting = new Map<string, Promise<void>>();
+  /** Workspaces whose filesystem is being made. */
+  private readonly creating = new Map<string, PendingWorkspace>();
   private readonly quotaBytes: number;
   private readonly quotaFiles: number;
 
@@ -65,8 +68,27 @@ export class LoopWorkspaceStore implements WorkspaceStore {
     return store;
   }
 
+  /**
+   * A new workspace at once; its filesystem is made in the background (the workspace's
+   * methods wait for it), so a burst of new threads does not queue their first answers
+   * behind mkfs and mount.
+   */
   async create(): Promise<Workspace> {
     const id = `ws-${randomBytes(12).toString('hex')}`;
+    const making = this.make(id).finally(() => {
+      this.creating.delete(id);
+      this.mounting.delete(id);
+    });
+    const workspace = new PendingWorkspace(id, this.mountPath(id), making);
+    this.creating.set(id, workspace);
+    this.mounting.set(
+      id,
+      making.then(() => {}),
+    );
+    return workspace;
+  }
+
+  private async make(id: string): Promise<Workspace> {
     const image = this.imagePath(id);
     // The journal grows with the quota (4–32 MiB); the image holds files, inodes and journal.
     const journalMb = Math.max(4, Math.min(32, Math.round(this.quotaBytes / 32 / MIB)));
@@ -78,7 +100,7 @@ export class LoopWorkspaceStore implements WorkspaceStore {
       await this.mkfs(image, this.quotaFiles, journalMb);
       await this.mountImage(id);
     } catch (error) {
-      await this.destroy(id).catch(() => {});
+      await this.removeImage(id).catch(() => {});
       throw error;
     }
     return this.workspace(id);
@@ -86,6 +108,8 @@ export class LoopWorkspaceStore implements WorkspaceStore {
 
   async open(id: string): Promise<Workspace> {
     if (!ID.test(id)) throw new NotFoundError(`no workspace ${JSON.stringify(id)}`);
+    const pending = this.creating.get(id);
+    if (pending) return pending;
     if (!this.mounted.has(id)) {
       let pending = this.mounting.get(id);
       if (!pending) {
@@ -100,6 +124,10 @@ export class LoopWorkspaceStore implements WorkspaceStore {
   async destroy(id: string): Promise<void> {
     if (!ID.test(id)) return;
     await this.mounting.get(id)?.catch(() => {});
+    await this.removeImage(id);
+  }
+
+  private async removeImage(id: string): Promise<void> {
     await this.unmount(id);
     await unlink(this.imagePath(id)).catch((error) => {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;

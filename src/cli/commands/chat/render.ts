@@ -160,7 +160,7 @@ export class ChatRenderer {
       if (!body) return;
       this.startOfSection = false;
     }
-    const trimmed = body.replace(/\s+$/, '');
+    const trimmed = body.trimEnd();
     const trailing = body.slice(trimmed.length);
     if (trimmed) {
       this.text(this.pending + trimmed);
@@ -177,7 +177,7 @@ export class ChatRenderer {
   }
 
   private code(code: string): void {
-    const lines = code.replace(/\s+$/, '').split('\n');
+    const lines = code.trimEnd().split('\n');
     this.line(this.paint('yellow', this.paint('bold', '▍Code')));
     for (const line of lines.slice(0, this.maxCodeLines)) this.line(this.paint('dim', line));
     const more = lines.length - this.maxCodeLines;
