@@ -74,21 +74,33 @@ describe('the offline analyst on awkward data: it finishes, answers from the dat
   });
 
   test('a column with every value missing: a profile that says so', async () => {
-    const result = await withFiles({ 'scores.csv': 'name,score\nA,\nB,\nC,\n' }, 'What is the average score?');
+    const result = await withFiles(
+      { 'scores.csv': 'name,score\nA,\nB,\nC,\n' },
+      'What is the average score?',
+    );
     assert.match(result.answer, /Missing values: score 3/);
   });
 
   test('numbers written as text, with separators, currency and "n/a"', async () => {
     const csv = 'item,amount\na,"1,200"\nb,300\nc,n/a\nd,$50\ne,\n';
     const result = await withFiles({ 'amounts.csv': csv }, 'What is the total amount?');
-    assert.match(result.summary, new RegExp(`The total of “amount” is \\*\\*${1200 + 300 + 50}\\*\\*, over 3 rows\\.`));
-    assert.match(result.cells[1]!, /# "amount" is written as text: read as numbers\ndf\["amount"\] = to_number\(df\["amount"\]\)/);
+    assert.match(
+      result.summary,
+      new RegExp(`The total of “amount” is \\*\\*${1200 + 300 + 50}\\*\\*, over 3 rows\\.`),
+    );
+    assert.match(
+      result.cells[1]!,
+      /# "amount" is written as text: read as numbers\ndf\["amount"\] = to_number\(df\["amount"\]\)/,
+    );
   });
 
   test('dates written in several formats', async () => {
     const csv = 'date,visits\n2021-01-05,10\n02/14/2021,20\n"March 3, 2021",30\n2021.04.07,40\n';
     const result = await withFiles({ 'visits.csv': csv }, 'How did visits change over the months?');
-    assert.match(result.summary, /“visits” rose from 10 \(2021-01\) to 40 \(2021-04\), a change of \*\*30\*\* \(300(?:\.0)?%\) over 4 periods/);
+    assert.match(
+      result.summary,
+      /“visits” rose from 10 \(2021-01\) to 40 \(2021-04\), a change of \*\*30\*\* \(300(?:\.0)?%\) over 4 periods/,
+    );
   });
 
   test('a million rows', async () => {
@@ -99,11 +111,17 @@ describe('the offline analyst on awkward data: it finishes, answers from the dat
       lines.push(`${groups[i % 4]},${i % 1000}`);
       sums[i % 4]! += i % 1000;
     }
-    const result = await withFiles({ 'big.csv': `${lines.join('\n')}\n` }, 'What is the average value by group?');
+    const result = await withFiles(
+      { 'big.csv': `${lines.join('\n')}\n` },
+      'What is the average value by group?',
+    );
     const means = sums.map((s) => round(s / 250_000));
     const best = means.indexOf(Math.max(...means));
     assert.match(result.output, /big\.csv: 1000000 rows × 2 columns/);
-    assert.match(result.summary, new RegExp(`“group” \\*\\*${groups[best]}\\*\\* has the highest mean “value”`));
+    assert.match(
+      result.summary,
+      new RegExp(`“group” \\*\\*${groups[best]}\\*\\* has the highest mean “value”`),
+    );
     for (const [i, m] of means.entries()) assert.match(result.summary, new RegExp(`${groups[i]}: ${m}`));
   });
 
@@ -114,7 +132,10 @@ describe('the offline analyst on awkward data: it finishes, answers from the dat
     );
     assert.match(latin.summary, /\*\*578000\*\*/);
     assert.match(latin.cells[1]!, /pd\.read_csv\("cities\.csv", encoding="cp1252"\)/);
-    const chinese = await withFiles({ 'cities.csv': gb18030('城市,人口\n北京,2189\n上海,2487\n') }, '上海的人口是多少？');
+    const chinese = await withFiles(
+      { 'cities.csv': gb18030('城市,人口\n北京,2189\n上海,2487\n') },
+      '上海的人口是多少？',
+    );
     assert.match(chinese.summary, /\*\*2487\*\*/);
     assert.match(chinese.answer, /假设/);
     assert.match(chinese.cells[1]!, /encoding="gb18030"/);
@@ -128,7 +149,10 @@ describe('the offline analyst on awkward data: it finishes, answers from the dat
       '    pd.DataFrame({"name": ["Ann", "Bob", "Cid"], "age": [30, 41, 50]}).to_excel(book, sheet_name="Staff", index=False)',
     ].join('\n');
     const result = await withFiles({}, 'What is the average age?', make);
-    assert.match(result.summary, new RegExp(`The average of “age” is \\*\\*${round(mean([30, 41, 50]))}\\*\\*`));
+    assert.match(
+      result.summary,
+      new RegExp(`The average of “age” is \\*\\*${round(mean([30, 41, 50]))}\\*\\*`),
+    );
     assert.match(result.cells[1]!, /pd\.read_excel\("book\.xlsx", sheet_name="Staff"\)/);
   });
 
@@ -139,15 +163,24 @@ describe('the offline analyst on awkward data: it finishes, answers from the dat
       CREATE TABLE orders (customer TEXT, amount REAL); INSERT INTO orders VALUES ('Ann', 12.5), ('Bob', 30), ('Ann', 7.25);`);
     const total = (db.prepare('SELECT SUM(amount) AS s FROM orders').get() as { s: number }).s;
     db.close();
-    const result = await withFiles({ 'shop.sqlite': await readFile(path) }, 'What is the total amount of the orders?');
+    const result = await withFiles(
+      { 'shop.sqlite': await readFile(path) },
+      'What is the total amount of the orders?',
+    );
     assert.match(result.summary, new RegExp(`The total of “amount” is \\*\\*${total}\\*\\*`));
-    assert.match(result.cells[1]!, /with sqlite3\.connect\("shop\.sqlite"\) as conn:\n {4}df = pd\.read_sql\('SELECT \* FROM "orders"', conn\)/);
+    assert.match(
+      result.cells[1]!,
+      /with sqlite3\.connect\("shop\.sqlite"\) as conn:\n {4}df = pd\.read_sql\('SELECT \* FROM "orders"', conn\)/,
+    );
   });
 
   test('a question in Chinese about Chinese columns, answered in Chinese', async () => {
     const csv = '地区,销售额\n北,10\n南,20\n北,30\n东,5\n';
     const result = await withFiles({ 'sales.csv': csv }, '各地区的平均销售额是多少？');
-    assert.match(result.summary, /^整体上，“地区” 为 \*\*北\*\* 的 “销售额” 均值最高（北: 20, 南: 20, 东: 5）|^整体上，“地区” 为 \*\*(北|南)\*\*/);
+    assert.match(
+      result.summary,
+      /^整体上，“地区” 为 \*\*北\*\* 的 “销售额” 均值最高（北: 20, 南: 20, 东: 5）|^整体上，“地区” 为 \*\*(北|南)\*\*/,
+    );
     assert.match(result.answer, /不能证明因果关系/);
   });
 });
