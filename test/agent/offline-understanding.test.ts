@@ -164,6 +164,9 @@ describe('offline analyst: what a question asks for', () => {
       filters: [],
     });
     assert.equal((plan('Compare the sales amount by region') as { group: string }).group, 'region');
+    // "How many <a quantity> per <group>" adds the quantity up in each group.
+    assert.equal((plan('How many units sold per region?') as { aggregate: string }).aggregate, 'sum');
+    assert.equal((plan('What is the sales amount per region?') as { aggregate: string }).aggregate, 'mean');
   });
 
   test('a trend, a change from the previous year, a change between two years', () => {
@@ -186,6 +189,17 @@ describe('offline analyst: what a question asks for', () => {
     };
     assert.equal(between.mode, 'between');
     assert.ok(between.relative);
+    const dated = tableOf({ date: ['2021-01-05', '2021-02-14', '2021-03-03'], visits: [10, 20, 30] });
+    dated.columns[0] = { ...dated.columns[0]!, kind: 'date', min: '2021-01-05', max: '2021-03-03' };
+    assert.deepEqual(shape('How did visits change over the months?', dated), {
+      kind: 'trend',
+      time: 'date',
+      measure: { kind: 'column', column: 'visits' },
+      aggregate: 'mean',
+      timeIsDate: true,
+      period: 'M',
+      filters: [],
+    });
   });
 
   test('correlation, distribution, missing values, duplicates, outliers', () => {
@@ -232,6 +246,14 @@ describe('offline analyst: what a question asks for', () => {
     });
     assert.equal(plan('销售额最高的是哪个地区？', table).kind, 'rank');
     assert.equal((plan('销售额的总和是多少？', table) as { aggregate: string }).aggregate, 'sum');
+    // "…是多少" asks what a value is, not how many rows there are.
+    const cities = tableOf({ 城市: ['北京', '上海'], 人口: [2189, 2487] });
+    assert.deepEqual(shape('上海的人口是多少？', cities), {
+      kind: 'lookup',
+      targets: ['人口'],
+      filters: [{ kind: 'equals', column: '城市', value: '上海' }],
+    });
+    assert.equal(plan('有多少个城市？', cities).kind, 'count');
   });
 
   test('nothing it can do: a profile, saying why', () => {

@@ -1,5 +1,8 @@
 import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { LoopWorkspaceStore } from '../../src/workspace/index.ts';
 import { TEST_IMAGE } from '../helpers/sandbox.ts';
 
 export const BIN = resolve('bin/analyst.js');
@@ -47,4 +50,38 @@ export function analystPiped(
     child.on('close', (code) => done({ code, stdout, stderr }));
     child.stdin.end(input);
   });
+}
+
+/**
+ * Destroys the workspaces an in-process server left under its data directory. A chat that
+ * ends normally unmounts them; one killed (a failed test, tmux going away) leaves them
+ * loop-mounted, and the data directory cannot be removed until the store destroys them.
+ */
+export async function releaseWorkspaces(dataDir: string): Promise<void> {
+  const root = join(dataDir, 'workspaces');
+  if (!existsSync(root)) return;
+  const ids = new Set(
+    (await readdir(root)).flatMap((name) => /^(ws-[0-9a-f]+)(?:\.img)?$/.exec(name)?.[1] ?? []),
+  );
+  if (ids.size === 0) return;
+  const store = await LoopWorkspaceStore.create({ root });
+  try {
+    for (const id of ids) await store.destroy(id);
+  } finally {
+    await store.close();
+  }
+}
+
+/** Waits until a process has exited (false if it is still there after `timeoutMs`). */
+export async function exited(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return true;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return false;
 }

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startScriptedModel } from '../../src/llm/scripted/index.ts';
 import type { ScriptedModel } from '../../src/llm/scripted/server.ts';
-import { BIN, cliEnv } from './chat-helpers.ts';
+import { BIN, cliEnv, exited, releaseWorkspaces } from './chat-helpers.ts';
 
 const SIMPSON = resolve('examples/simpson/Simpson.csv');
 
@@ -22,7 +22,7 @@ class Terminal {
 
   start(command: string[], cwd: string, env: Record<string, string>): void {
     const exports = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`);
-    const line = `cd ${shellQuote(cwd)} && env ${exports.join(' ')} ${command.map(shellQuote).join(' ')}`;
+    const line = `cd ${shellQuote(cwd)} && exec env ${exports.join(' ')} ${command.map(shellQuote).join(' ')}`;
     this.tmux('-f', '/dev/null', 'new-session', '-d', '-s', 'chat', '-x', '200', '-y', '50', line);
     this.tmux('set-option', '-t', 'chat', 'remain-on-exit', 'on');
     this.tmux('set-option', '-t', 'chat', 'history-limit', '50000');
@@ -72,12 +72,16 @@ class Terminal {
     return { dead: dead === '1', status: status ?? '' };
   }
 
-  kill(): void {
+  /** Ends the tmux server and waits (up to 20 s) for the program in the pane to exit. */
+  async kill(): Promise<void> {
+    let pid: number | undefined;
     try {
+      pid = Number(this.tmux('display-message', '-p', '-t', 'chat', '#{pane_pid}').trim()) || undefined;
       this.tmux('kill-server');
     } catch {
       // already gone
     }
+    if (pid !== undefined) await exited(pid, 20_000);
   }
 }
 
@@ -127,8 +131,10 @@ describe('analyst chat on a terminal (tmux)', () => {
   });
 
   after(async () => {
-    terminal.kill();
+    await terminal.kill();
     await model.close();
+    // A chat killed mid-test leaves its workspaces mounted; the store destroys them.
+    await releaseWorkspaces(data);
     await rm(root, { recursive: true, force: true });
     await rm(data, { recursive: true, force: true });
   });
@@ -158,8 +164,8 @@ describe('analyst chat on a terminal (tmux)', () => {
     terminal.type('/model scripted');
     await terminal.waitFor(/using scripted for this thread/);
     terminal.type('please do something slow');
-    screen = await terminal.waitFor(/running cell · \d+\.\d s/, { timeoutMs: 60_000 });
-    assert.match(screen, /started/);
+    // The cell has printed, and the spinner goes on under its output while it still runs.
+    await terminal.waitFor(/^started\n. running cell · \d+\.\d s/m, { timeoutMs: 60_000 });
     const pressed = Date.now();
     terminal.keys('C-c');
     screen = await terminal.waitFor(/── cancelled in/, { timeoutMs: 30_000 });

@@ -105,10 +105,26 @@ describe('analyst run', () => {
     for (const name of OUTPUTS) assert.ok(existsSync(join(dir, name)), `missing ${name}`);
     assert.equal(await readFile(join(dir, 'workspace', 'visits.csv'), 'utf8'), CSV);
     const charts = (await readdir(join(dir, 'workspace'))).filter((n) => n.endsWith('.png'));
-    assert.ok(charts.length > 0, 'the profile made no charts');
+    assert.deepEqual(charts, ['visits_by_city.png'], 'the chart of the comparison');
 
+    // The answer is computed from the data: the visits of each city added up (checked here independently).
+    const totals = new Map<string, number>();
+    for (const line of CSV.trim().split('\n').slice(1)) {
+      const [city, visits] = line.split(',') as [string, string];
+      totals.set(city, (totals.get(city) ?? 0) + Number(visits));
+    }
+    const ranked = [...totals].sort((a, b) => b[1] - a[1]);
+    const listed = ranked.map(([city, sum]) => `${city}: ${sum}`).join(', ');
     const answer = await readFile(join(dir, 'answer.md'), 'utf8');
-    assert.match(answer, /visits\.csv: 7 rows × 3 columns/);
+    assert.ok(
+      answer.startsWith(`Overall, “city” **${ranked[0]![0]}** has the highest total “visits” (${listed}).\n`),
+      answer,
+    );
+    for (const [city, sum] of totals) assert.match(answer, new RegExp(`^\\| ${city} \\| ${sum} \\|`, 'm'));
+    assert.match(
+      answer,
+      /\*\*Assumed:\*\* Data: the table “visits\.csv” \(7 rows\)\. Groups: “city”\. Outcome: “visits”\./,
+    );
     assert.match(answer, /built-in offline analyst/);
 
     const events = await readEvents(dir);
@@ -119,7 +135,8 @@ describe('analyst run', () => {
 
     // The reports sit beside workspace/, and their chart links reach the files in it.
     const report = await readFile(join(dir, 'report.md'), 'utf8');
-    assert.match(report, /7 rows × 3 columns/);
+    assert.match(report, /visits\.csv: 7 rows × 3 columns/, 'the look at the data, as its cell printed it');
+    assert.ok(report.includes(`has the highest total “visits” (${listed})`), 'the answer');
     const links = [...report.matchAll(/!\[[^\]]*\]\(([^)]+)\)/g)].map((m) => m[1]!);
     assert.ok(links.length > 0, 'the report shows no chart');
     for (const link of links) assert.ok(existsSync(join(dir, link)), `broken chart link ${link}`);

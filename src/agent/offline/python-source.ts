@@ -16,7 +16,12 @@ export function pythonSource(name: string): string {
   return source;
 }
 
-/** A Python string literal for any text (JSON's escapes are valid in Python). */
+/**
+ * A Python string literal for any text (JSON's escapes are valid in Python). Text with double
+ * quotes and nothing else to escape is single-quoted, as a person writes it:
+ * `'SELECT * FROM "orders"'`, not `"SELECT * FROM \"orders\""`.
+ */
 export function py(text: string): string {
+  if (text.includes('"') && !/['\\\u0000-\u001f\u2028\u2029]/.test(text)) return `'${text}'`;
   return JSON.stringify(text);
 }

@@ -15,7 +15,7 @@ TABLE_EXTENSIONS = {"csv", "tsv", "tab", "txt", "json", "jsonl", "ndjson", "xlsx
 
 
 def text_encoding(path):
-    """UTF-8 when it decodes; else GB18030 when that gives Chinese text; else Windows-1252."""
+    """UTF-8 when it decodes; else GB18030 when it reads as common Chinese text; else Windows-1252."""
     with open(path, "rb") as f:
         sample = f.read(1 << 20)
     try:
@@ -25,11 +25,32 @@ def text_encoding(path):
         if error.start > len(sample) - 4:
             return "utf-8"  # a character cut at the end of the sample
     try:
-        if any("\u4e00" <= ch <= "\u9fff" for ch in sample.decode("gb18030")):
-            return "gb18030"
+        decoded = sample.decode("gb18030")
     except UnicodeDecodeError:
-        pass
+        return "cp1252"
+    if any("\u4e00" <= ch <= "\u9fff" for ch in decoded) and common_chinese_pairs(sample) >= 0.9:
+        return "gb18030"
     return "cp1252"
+
+
+def common_chinese_pairs(sample):
+    """The share of two-byte sequences in GB2312's range (both bytes 0xA1 or more).
+
+    Most Latin-1 bytes decode as GB18030 too, but an accented letter is mostly followed by
+    a plain one ("M\xe1laga"), a pair outside GB2312, where nearly all Chinese text lies.
+    """
+    common = other = i = 0
+    while i < len(sample) - 1:
+        lead, trail = sample[i], sample[i + 1]
+        if lead < 0x81:
+            i += 1
+            continue
+        if 0xA1 <= lead <= 0xF7 and 0xA1 <= trail <= 0xFE:
+            common += 1
+        else:
+            other += 1
+        i += 2
+    return common / (common + other) if common + other else 0.0
 
 
 def separator(path, encoding, default):
@@ -74,43 +95,60 @@ def read_tables(path):
 
 
 def describe_column(series):
-    """What a column holds: its kind, how much is missing, its range or its most frequent values."""
+    """What a column holds: its kind, how much is missing, its range or its most frequent values.
+
+    Text is looked at once per distinct value, weighted by how often it occurs: the same
+    result as row by row, in seconds rather than minutes on a million rows.
+    """
     present = series.dropna()
     info = {"name": str(series.name), "dtype": str(series.dtype), "missing": int(series.isna().sum()),
             "distinct": int(present.nunique())}
+    counts = None
     if present.empty:
         info["kind"] = "empty"
     elif pd.api.types.is_bool_dtype(series):
         info["kind"] = "bool"
     elif pd.api.types.is_numeric_dtype(series):
         info.update(kind="number", min=float(present.min()), max=float(present.max()),
-                    integer=bool((present % 1 == 0).all()), decimals=decimals(present.astype(str)))
+                    integer=bool((present % 1 == 0).all()),
+                    decimals=decimals(pd.Series(present.unique()).astype(str)))
     elif pd.api.types.is_datetime64_any_dtype(series):
         info.update(kind="date", min=str(present.min()), max=str(present.max()))
     else:
-        text = present.astype(str)
+        counts = text_counts(present)
+        text = counts.index.to_series()
         # Cells such as "no data" or "n/a" say a number is missing; they do not make the column text.
-        text = text[~text.str.strip().str.lower().isin(MISSING_MARKERS)]
+        kept = ~text.str.strip().str.lower().isin(MISSING_MARKERS)
+        text, weight = text[kept], counts[kept]
         numbers = to_number(text)
-        sample = pd.Series(text.unique()[:2000])
+        sample = text.head(2000)
         dates = pd.to_datetime(sample, errors="coerce") if sample.str.contains(r"\d").mean() > 0.9 else None
-        if len(numbers) and numbers.notna().mean() >= 0.8:
+        if len(numbers) and weight[numbers.notna()].sum() >= 0.8 * weight.sum():
             info.update(kind="numeric-text", min=float(numbers.min()), max=float(numbers.max()),
                         integer=bool((numbers.dropna() % 1 == 0).all()), decimals=decimals(text),
-                        percent=bool(text.str.contains("%").mean() > 0.5))
+                        percent=bool(weight[text.str.contains("%")].sum() > 0.5 * weight.sum()))
         elif dates is not None and dates.notna().mean() >= 0.8:
             info.update(kind="date", min=str(dates.min()), max=str(dates.max()))
         else:
             info["kind"] = "text"
     if info["kind"] in ("text", "bool", "numeric-text") or info["distinct"] <= 12:
-        counts = present.astype(str).value_counts().head(400 if len(series) <= 5000 else 60)
-        info["values"] = [[str(value)[:200], int(count)] for value, count in counts.items()]
+        counts = text_counts(present) if counts is None else counts
+        top = counts.head(400 if len(series) <= 5000 else 60)
+        info["values"] = [[value[:200], int(count)] for value, count in top.items()]
     if info["kind"] == "text":
         # A row that sums up the others ("Total", "All") would be counted twice by an aggregate.
-        totals = present.astype(str)[present.astype(str).str.strip().str.lower().str.match(TOTAL_ROWS)]
-        if 0 < len(totals) <= 3:
-            info["totals"] = sorted(set(totals))
+        matched = counts[counts.index.to_series().str.strip().str.lower().str.match(TOTAL_ROWS).values]
+        if 0 < matched.sum() <= 3:
+            info["totals"] = sorted(matched.index)
     return info
+
+
+def text_counts(present):
+    """How often each value occurs, as text, most frequent first."""
+    counts = present.value_counts()
+    if not all(isinstance(value, str) for value in counts.index):
+        counts = present.astype(str).value_counts()
+    return counts
 
 
 def decimals(text):

@@ -106,11 +106,15 @@ export function choosePlan(reading: Reading | undefined, look: Look): Plan {
     const exclude = new Set([group.name]);
     const outcome = combined ?? measureNear(r, 0, exclude, assumptions, () => guessOutcome(table, exclude));
     if (outcome) {
+      // "How many visits per city?" adds up the visits the question names right after "how many".
+      const counted = countCue && /how many|多少/i.test(countCue.text) ? namedAfter(r, countCue) : undefined;
       const aggregate: Aggregate = aggregateCue
         ? aggregateOf(aggregateCue)
-        : countCue && !numericMentions(r).length
-          ? 'count'
-          : 'mean';
+        : counted && measureColumns(outcome).includes(counted.column.name)
+          ? 'sum'
+          : countCue && !numericMentions(r).length
+            ? 'count'
+            : 'mean';
       const used = new Set([group.name, ...measureColumns(outcome)]);
       const filters = valueFilters(r, r.values, new Set([group.name])).concat(numberFilters);
       const strata = strataFor(table, new Set([...used, ...filters.map((f) => f.column)]));
@@ -348,6 +352,12 @@ function summedByHowMany(
   return picked && !bounded && /\b(?:did|does|do|has|have|had|was|were|is|are)\b/i.test(gap)
     ? next
     : undefined;
+}
+
+/** The numeric column named right after a cue ("how many visits", "how many of the points"). */
+function namedAfter(r: Reading, cue: Cue): ColumnMention | undefined {
+  const next = numericMentions(r, cue.end).find((m) => m.start >= cue.end);
+  return next && /^\s*(?:(?:total|the|of)\s+)*$/i.test(r.text.slice(cue.end, next.start)) ? next : undefined;
 }
 
 /** The periods of a date column the question asks for: years or months. */

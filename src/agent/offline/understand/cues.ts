@@ -67,7 +67,7 @@ const ENGLISH: [CueKind, string][] = [
   ['ratio', 'ratio|times as|divided by|per capita'],
   [
     'trend',
-    'trend|trends|over time|over the years|through the years|evolution|evolved?|time series|monthly|yearly|annual|annually|by year|by month|each year|per year|over the period',
+    'trend|trends|over time|over the (?:years|months|weeks|days|quarters|decades|seasons)|through the years|evolution|evolved?|time series|monthly|yearly|annual|annually|by year|by month|each year|per year|over the period',
   ],
   [
     'increase',
@@ -147,6 +147,8 @@ export function findCues(text: string): Cue[] {
     for (const match of text.matchAll(pattern)) {
       // "at least 3", "at most 5" set a bound; they do not ask for an extreme.
       if ((kind === 'min' || kind === 'max') && /\bat\s+$/i.test(text.slice(0, match.index))) continue;
+      // "上海的人口是多少" asks what a value is ("is how much"), not how many rows there are.
+      if (kind === 'count' && match[0] === '多少' && /[是为]\s*$/u.test(text.slice(0, match.index))) continue;
       cues.push({ kind, start: match.index, end: match.index + match[0].length, text: match[0] });
     }
   }

@@ -105,7 +105,7 @@ export class ChatRenderer {
         if (this.streaming === update.index) this.endStream();
         break;
       case 'output-appended':
-        this.spinner?.stop();
+        // The spinner steps aside for the output and comes back under it while the cell still runs.
         this.text(this.paint('dim', update.text));
         break;
       case 'step-changed':
