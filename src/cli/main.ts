@@ -1,6 +1,7 @@
 import { ConfigurationError, InvalidInputError, isAnalystError } from '../errors/index.ts';
 import * as devScriptedModel from './commands/dev/scripted-model.ts';
 import * as exec from './commands/exec/index.ts';
+import * as mcp from './commands/mcp/index.ts';
 import * as runCommand from './commands/run/index.ts';
 import * as sandboxBuild from './commands/sandbox/build.ts';
 import * as sandboxDoctor from './commands/sandbox/doctor.ts';
@@ -21,6 +22,7 @@ export const COMMANDS: Record<string, Command> = {
   serve,
   run: runCommand,
   exec,
+  mcp,
   'dev scripted-model': devScriptedModel,
   'sandbox build': sandboxBuild,
   'sandbox doctor': sandboxDoctor,

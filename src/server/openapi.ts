@@ -17,6 +17,8 @@ import {
   CleanupBodySchema,
   CreateThreadSchema,
   ExecBodySchema,
+  McpMessageSchema,
+  McpQuerySchema,
   ReportQuerySchema,
   RunEventsQuerySchema,
   RunRequestSchema,
@@ -212,6 +214,22 @@ export const API_ROUTES: ApiRoute[] = [
     body: CleanupBodySchema,
   },
   { method: 'get', path: '/v1/admin/sandbox', summary: 'Sandbox engine, image and pool' },
+  {
+    method: 'post',
+    path: '/mcp',
+    summary:
+      "MCP (Streamable HTTP): an initialize request opens a session on the caller's thread (?thread_id=) or a new one; later requests send Mcp-Session-Id",
+    query: McpQuerySchema,
+    body: McpMessageSchema,
+    response: text('a JSON-RPC response, or an SSE stream of JSON-RPC messages', 'text/event-stream'),
+  },
+  {
+    method: 'get',
+    path: '/mcp',
+    summary: "MCP: the session's stream of server messages (SSE; needs Mcp-Session-Id)",
+    response: text('an SSE stream of JSON-RPC messages', 'text/event-stream'),
+  },
+  { method: 'delete', path: '/mcp', summary: 'MCP: end the session (needs Mcp-Session-Id)' },
 ];
 
 const schema = (zod: z.ZodTypeAny) => {

@@ -67,6 +67,21 @@ export const RunEventsQuerySchema = z
   .object({ after: z.coerce.number().int().min(-1).optional().describe('Resume after this sequence number') })
   .passthrough();
 
+/** `/mcp`'s query: the thread an MCP session works on (default: a new one, made when first needed). */
+export const McpQuerySchema = z
+  .object({ thread_id: z.string().optional().describe("The caller's thread the session works on") })
+  .passthrough();
+
+/** A JSON-RPC message of MCP's Streamable HTTP transport (the MCP SDK validates the rest). */
+export const McpMessageSchema = z
+  .object({
+    jsonrpc: z.literal('2.0'),
+    method: z.string().optional(),
+    id: z.union([z.string(), z.number()]).optional(),
+  })
+  .passthrough()
+  .describe('A JSON-RPC 2.0 message (or a batch) of the Model Context Protocol');
+
 export const ExecBodySchema = z
   .object({
     code: z.string(),
