@@ -13,9 +13,10 @@ fi
 bash scripts/ensure-docker.sh
 
 # Tools the tests and reports use from Debian: Chromium for PDF reports and browser tests,
-# CJK fonts so Chinese renders in them, nbformat to validate notebooks with the official schema.
+# CJK fonts so Chinese renders in them, nbformat to validate notebooks with the official schema,
+# ipykernel, jupyter_client and nbconvert for the Jupyter kernel (`analyst jupyter install`).
 missing=()
-for package in chromium fonts-noto-cjk python3-nbformat; do
+for package in chromium fonts-noto-cjk python3-nbformat python3-ipykernel python3-jupyter-client jupyter-nbconvert; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
 done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -1,6 +1,8 @@
 import { ConfigurationError, InvalidInputError, isAnalystError } from '../errors/index.ts';
 import * as devScriptedModel from './commands/dev/scripted-model.ts';
 import * as exec from './commands/exec/index.ts';
+import * as jupyterBackend from './commands/jupyter/backend.ts';
+import * as jupyterInstall from './commands/jupyter/install.ts';
 import * as mcp from './commands/mcp/index.ts';
 import * as runCommand from './commands/run/index.ts';
 import * as sandboxBuild from './commands/sandbox/build.ts';
@@ -23,6 +25,8 @@ export const COMMANDS: Record<string, Command> = {
   run: runCommand,
   exec,
   mcp,
+  'jupyter install': jupyterInstall,
+  'jupyter backend': jupyterBackend,
   'dev scripted-model': devScriptedModel,
   'sandbox build': sandboxBuild,
   'sandbox doctor': sandboxDoctor,

@@ -8,6 +8,7 @@ import {
   MessageObjectSchema,
   ModelObjectSchema,
   RunObjectSchema,
+  SandboxRestartSchema,
   ThreadObjectSchema,
   WireErrorSchema,
   WorkspaceFileObjectSchema,
@@ -176,9 +177,17 @@ export const API_ROUTES: ApiRoute[] = [
   {
     method: 'post',
     path: '/v1/threads/{id}/exec',
-    summary: "Run a cell in the thread's sandbox",
+    summary:
+      "Run a cell in the thread's sandbox (with stream: true, SSE of execution-output events then execution-end with the ExecResult)",
     body: ThreadExecBodySchema,
     response: ExecResultSchema,
+    errors: [409],
+  },
+  {
+    method: 'post',
+    path: '/v1/threads/{id}/sandbox/restart',
+    summary: "Restart the thread's sandbox (its kernel and variables; the workspace stays)",
+    response: SandboxRestartSchema,
     errors: [409],
   },
   { method: 'post', path: '/v1/threads/{id}/cancel', summary: 'Cancel the running analysis' },

@@ -97,6 +97,12 @@ export const ThreadExecBodySchema = z
     code: z.string(),
     timeout: z.number().optional().describe('Seconds, 1–30 (default 30)'),
     stateful: z.boolean().optional(),
+    stream: z
+      .boolean()
+      .optional()
+      .describe(
+        'Answer with SSE: `execution-output` events ({type, text}) as the cell writes, then `execution-end` ({type, result}); hanging up cancels the cell',
+      ),
   })
   .strict();
 
