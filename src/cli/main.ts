@@ -1,5 +1,6 @@
 import { ConfigurationError, InvalidInputError, isAnalystError } from '../errors/index.ts';
 import * as chat from './commands/chat/index.ts';
+import * as deployBuild from './commands/deploy/build.ts';
 import * as devScriptedModel from './commands/dev/scripted-model.ts';
 import * as evalCommand from './commands/eval/index.ts';
 import * as exec from './commands/exec/index.ts';
@@ -31,6 +32,7 @@ export const COMMANDS: Record<string, Command> = {
   'jupyter install': jupyterInstall,
   'jupyter backend': jupyterBackend,
   eval: evalCommand,
+  'deploy build': deployBuild,
   'dev scripted-model': devScriptedModel,
   'sandbox build': sandboxBuild,
   'sandbox doctor': sandboxDoctor,
