@@ -13,6 +13,7 @@ import * as sandboxDoctor from './commands/sandbox/doctor.ts';
 import * as sandboxLs from './commands/sandbox/ls.ts';
 import * as sandboxReap from './commands/sandbox/reap.ts';
 import * as serve from './commands/serve/index.ts';
+import * as workspaceHelper from './commands/workspace-helper/index.ts';
 import { EXIT } from './exit-codes.ts';
 import type { CommandIO } from './io.ts';
 
@@ -38,6 +39,7 @@ export const COMMANDS: Record<string, Command> = {
   'sandbox doctor': sandboxDoctor,
   'sandbox ls': sandboxLs,
   'sandbox reap': sandboxReap,
+  'workspace-helper': workspaceHelper,
 };
 
 function helpText(): string {
