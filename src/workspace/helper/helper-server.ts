@@ -52,8 +52,10 @@ export async function serveWorkspaceHelper(
   await chmod(options.socketPath, 0o600);
   return {
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // server.close() waits for every connection to end: end them first.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const socket of sockets) socket.destroy();
+      await closed;
       await rm(options.socketPath, { force: true });
     },
   };

@@ -42,21 +42,36 @@ export class HelperWorkspaceStore implements WorkspaceStore {
     try {
       await store.call({ op: 'ping' });
     } catch (error) {
+      await store.close();
       throw new ConfigurationError(
         `cannot reach the workspace helper at ${options.socketPath} (ANALYST_WORKSPACE_HELPER): ${(error as Error).message}. ` +
           'Start it (the `workspaces` service of compose-python.yaml), or unset ANALYST_WORKSPACE_HELPER',
       );
     }
-    const probe = await store.create().catch((error: Error) => {
-      throw new ConfigurationError(`the workspace helper cannot make workspaces: ${error.message}`);
-    });
-    await store.destroy(probe.id);
+    try {
+      const probe = await store.create();
+      await store.destroy(probe.id);
+    } catch (error) {
+      await store.close();
+      throw new ConfigurationError(
+        `the workspace helper cannot make workspaces: ${(error as Error).message}`,
+      );
+    }
     return store;
   }
 
   async create(): Promise<Workspace> {
     const answer = await this.call({ op: 'create' });
-    return this.mounted(answer.workspace!);
+    const id = answer.workspace;
+    if (!id || !/^ws-[0-9a-f]{24}$/.test(id))
+      throw new WorkspaceUnavailableError('the workspace helper answered create without a workspace id');
+    try {
+      return await this.mounted(id);
+    } catch (error) {
+      // Not usable here: do not leave it mounted on the helper's side.
+      await this.destroy(id).catch(() => {});
+      throw error;
+    }
   }
 
   async open(id: string): Promise<Workspace> {
@@ -71,7 +86,7 @@ export class HelperWorkspaceStore implements WorkspaceStore {
   }
 
   async close(): Promise<void> {
-    this.socket?.end();
+    this.socket?.destroy();
     this.socket = undefined;
   }
 
