@@ -82,6 +82,9 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
     const { status, body } = toWireError(error);
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     if (reply.sent || reply.raw.headersSent) return;
+    const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+    if (typeof retryAfter === 'number')
+      reply.header('retry-after', String(Math.max(1, Math.ceil(retryAfter))));
     reply.code(status).send(body);
   });
   app.setNotFoundHandler((request, reply) => {

@@ -66,6 +66,9 @@ export async function createService(
         )
       : await createDockerSandbox({
           pool: config.pool,
+          sessionIdleMs: config.sessions.idleMs,
+          idleTtlMs: config.sessions.statefulIdleMs,
+          maxSessions: config.sessions.max,
           workspaces,
           runtimeDir: join(config.dataDir, 'run'),
           sessionsUnavailable,
