@@ -17,9 +17,11 @@ step "setup: building the web UI when its sources changed" bash scripts/build-we
 step "setup: checking the Docker engine (installing and starting it if needed)" bash scripts/ensure-docker.sh
 
 # Tools the tests and reports use from Debian: Chromium for PDF reports and browser tests,
-# CJK fonts so Chinese renders in them, nbformat to validate notebooks with the official schema.
+# CJK fonts so Chinese renders in them, nbformat to validate notebooks with the official schema,
+# ipykernel, jupyter_client and nbconvert for the Jupyter kernel (`analyst jupyter install`),
+# docker-compose (Compose v1) for the tests of compose.yaml and compose-python.yaml.
 missing=()
-for package in chromium fonts-noto-cjk python3-nbformat; do
+for package in chromium fonts-noto-cjk python3-nbformat python3-ipykernel python3-jupyter-client jupyter-nbconvert docker-compose; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
 done
 if [ ${#missing[@]} -gt 0 ]; then

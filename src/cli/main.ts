@@ -1,14 +1,19 @@
 import { ConfigurationError, InvalidInputError, isAnalystError } from '../errors/index.ts';
 import * as chat from './commands/chat/index.ts';
+import * as deployBuild from './commands/deploy/build.ts';
 import * as devScriptedModel from './commands/dev/scripted-model.ts';
 import * as evalCommand from './commands/eval/index.ts';
 import * as exec from './commands/exec/index.ts';
+import * as jupyterBackend from './commands/jupyter/backend.ts';
+import * as jupyterInstall from './commands/jupyter/install.ts';
+import * as mcp from './commands/mcp/index.ts';
 import * as runCommand from './commands/run/index.ts';
 import * as sandboxBuild from './commands/sandbox/build.ts';
 import * as sandboxDoctor from './commands/sandbox/doctor.ts';
 import * as sandboxLs from './commands/sandbox/ls.ts';
 import * as sandboxReap from './commands/sandbox/reap.ts';
 import * as serve from './commands/serve/index.ts';
+import * as workspaceHelper from './commands/workspace-helper/index.ts';
 import { EXIT } from './exit-codes.ts';
 import type { CommandIO } from './io.ts';
 
@@ -24,12 +29,17 @@ export const COMMANDS: Record<string, Command> = {
   chat,
   run: runCommand,
   exec,
+  mcp,
+  'jupyter install': jupyterInstall,
+  'jupyter backend': jupyterBackend,
   eval: evalCommand,
+  'deploy build': deployBuild,
   'dev scripted-model': devScriptedModel,
   'sandbox build': sandboxBuild,
   'sandbox doctor': sandboxDoctor,
   'sandbox ls': sandboxLs,
   'sandbox reap': sandboxReap,
+  'workspace-helper': workspaceHelper,
 };
 
 function helpText(): string {

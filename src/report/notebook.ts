@@ -37,6 +37,7 @@ export async function renderNotebook(
       `Model: ${codeSpan(view.model)} · Created: ${escapeInline(view.createdAt)}`,
     ].join('\n\n'),
   );
+  if (record.threadId !== undefined) writer.attach(record.threadId);
   for (const [index, run] of view.runs.entries()) {
     if (index > 0 || run.question.trim() !== view.question.trim()) {
       writer.markdown(`## ${index > 0 ? 'Follow-up question' : 'Question'}\n\n${blockquote(run.question)}`);
@@ -47,13 +48,24 @@ export async function renderNotebook(
     nbformat: 4,
     nbformat_minor: 5,
     metadata: {
-      kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' },
+      kernelspec:
+        record.threadId === undefined
+          ? { name: 'python3', display_name: 'Python 3', language: 'python' }
+          : ANALYST_KERNEL,
       language_info: { name: 'python' },
-      analyst: { title: view.title, model: view.model, created_at: view.createdAt },
+      analyst: {
+        title: view.title,
+        model: view.model,
+        created_at: view.createdAt,
+        ...(record.threadId === undefined ? {} : { thread_id: record.threadId }),
+      },
     },
     cells: writer.cells,
   };
 }
+
+/** The Jupyter kernel that runs a thread's notebook in the thread's own sandbox (`analyst jupyter install`). */
+const ANALYST_KERNEL = { name: 'analyst', display_name: 'Analyst (sandboxed Python)', language: 'python' };
 
 /** The notebook as Jupyter saves it: indented JSON with a trailing newline. */
 export function notebookJson(notebook: NotebookV4): string {
@@ -204,6 +216,21 @@ class CellWriter {
       execution_count: result ? ++this.executed : null,
     };
     this.cells.push(cell);
+  }
+
+  /**
+   * The cell that attaches the Analyst kernel to the thread, so that running the notebook
+   * (Run All, `jupyter nbconvert --execute`) re-runs its cells in the thread's sandbox.
+   */
+  attach(threadId: string): void {
+    this.cells.push({
+      cell_type: 'code',
+      id: this.nextId('attach'),
+      metadata: { analyst: { directive: true } },
+      source: toLines(`%analyst thread ${threadId}`),
+      outputs: [],
+      execution_count: null,
+    });
   }
 
   private nextId(prefix: string): string {

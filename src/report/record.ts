@@ -15,6 +15,11 @@ export interface ThreadHistory {
   createdAt: string;
   /** Every event of every run of the thread, in the order they happened. */
   events: AgentEvent[];
+  /**
+   * The server thread these events belong to, when there is one: its notebook then opens with
+   * the Analyst kernel, attached to that thread (absent for `analyst run`'s output folders).
+   */
+  threadId?: string;
 }
 
 /**

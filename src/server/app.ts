@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import cors from '@fastify/cors';
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import { registerMcpRoutes } from '../mcp/http.ts';
 import { ownerOf } from './auth.ts';
 import type { AppDeps } from './deps.ts';
 import { API_ROUTES, openApiDocument } from './openapi.ts';
@@ -110,6 +111,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   registerReportRoutes(app, deps);
   registerExecRoutes(app, deps);
   registerAdminRoutes(app, deps);
+  registerMcpRoutes(app, deps);
   registerPreviewRoutes(app, deps);
   registerExportRoutes(app, deps);
   registerWebRoutes(app, { dist: options.webDist });

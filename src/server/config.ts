@@ -38,6 +38,13 @@ export interface ServerConfig {
   workspaceQuota: { bytes: number; files: number };
   /** Image bytes one report may embed (by apparent size); beyond it images are linked. Default 20 MiB. */
   reportImageBytes: number;
+  /**
+   * The socket of the root workspace helper (ANALYST_WORKSPACE_HELPER), for a server that is
+   * not root (the Compose set-up): it makes and mounts the workspace filesystems. Default none.
+   */
+  workspaceHelper: string | undefined;
+  /** Why execution is off, for the message every cell gets (ANALYST_SANDBOX_OFF_REASON). */
+  sandboxOffReason: string | undefined;
 }
 
 export interface ServeFlags {
@@ -128,6 +135,8 @@ export function loadServerConfig(flags: ServeFlags, env: Record<string, string |
       0,
       512 * 1024 * 1024,
     ),
+    workspaceHelper: env.ANALYST_WORKSPACE_HELPER?.trim() || undefined,
+    sandboxOffReason: env.ANALYST_SANDBOX_OFF_REASON?.trim() || undefined,
   };
 }
 

@@ -8,6 +8,7 @@ import {
   MessageObjectSchema,
   ModelObjectSchema,
   RunObjectSchema,
+  SandboxRestartSchema,
   ThreadObjectSchema,
   WireErrorSchema,
   WorkspaceFileObjectSchema,
@@ -17,6 +18,8 @@ import {
   CleanupBodySchema,
   CreateThreadSchema,
   ExecBodySchema,
+  McpMessageSchema,
+  McpQuerySchema,
   ReportQuerySchema,
   RunEventsQuerySchema,
   RunRequestSchema,
@@ -192,9 +195,17 @@ export const API_ROUTES: ApiRoute[] = [
   {
     method: 'post',
     path: '/v1/threads/{id}/exec',
-    summary: "Run a cell in the thread's sandbox",
+    summary:
+      "Run a cell in the thread's sandbox (with stream: true, SSE of execution-output events then execution-end with the ExecResult)",
     body: ThreadExecBodySchema,
     response: ExecResultSchema,
+    errors: [409],
+  },
+  {
+    method: 'post',
+    path: '/v1/threads/{id}/sandbox/restart',
+    summary: "Restart the thread's sandbox (its kernel and variables; the workspace stays)",
+    response: SandboxRestartSchema,
     errors: [409],
   },
   { method: 'post', path: '/v1/threads/{id}/cancel', summary: 'Cancel the running analysis' },
@@ -230,6 +241,22 @@ export const API_ROUTES: ApiRoute[] = [
     body: CleanupBodySchema,
   },
   { method: 'get', path: '/v1/admin/sandbox', summary: 'Sandbox engine, image and pool' },
+  {
+    method: 'post',
+    path: '/mcp',
+    summary:
+      "MCP (Streamable HTTP): an initialize request opens a session on the caller's thread (?thread_id=) or a new one; later requests send Mcp-Session-Id",
+    query: McpQuerySchema,
+    body: McpMessageSchema,
+    response: text('a JSON-RPC response, or an SSE stream of JSON-RPC messages', 'text/event-stream'),
+  },
+  {
+    method: 'get',
+    path: '/mcp',
+    summary: "MCP: the session's stream of server messages (SSE; needs Mcp-Session-Id)",
+    response: text('an SSE stream of JSON-RPC messages', 'text/event-stream'),
+  },
+  { method: 'delete', path: '/mcp', summary: 'MCP: end the session (needs Mcp-Session-Id)' },
 ];
 
 const schema = (zod: z.ZodTypeAny) => {

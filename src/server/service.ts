@@ -1,12 +1,15 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { ConfigurationError } from '../errors/index.ts';
 import { loadModelRegistry, type ModelRegistry } from '../llm/registry.ts';
 import { RunService } from '../runs/run-service.ts';
 import { DisabledSandbox } from '../sandbox/disabled-sandbox.ts';
 import { createDockerSandbox, type DockerSandboxOptions } from '../sandbox/docker/manager.ts';
 import type { SandboxManager } from '../sandbox/sandbox.ts';
 import { SqliteStore } from '../store/sqlite/sqlite-store.ts';
+import { HelperWorkspaceStore } from '../workspace/helper/helper-store.ts';
+import { checkSandboxesSeeWorkspaces } from '../workspace/helper/reach-check.ts';
 import {
   DirectoryWorkspaceStore,
   LoopWorkspaceStore,
@@ -58,7 +61,9 @@ export async function createService(
   const onError = (error: unknown) => app?.log.warn({ err: error }, 'background work failed');
   const sandbox: SandboxManager =
     config.sandbox === 'off'
-      ? new DisabledSandbox('code execution is turned off on this server (ANALYST_SANDBOX=off)')
+      ? new DisabledSandbox(
+          `code execution is turned off on this server (ANALYST_SANDBOX=off)${config.sandboxOffReason ? `: ${config.sandboxOffReason}` : ''}`,
+        )
       : await createDockerSandbox({
           pool: config.pool,
           sessionIdleMs: config.sessions.idleMs,
@@ -70,6 +75,16 @@ export async function createService(
           onError,
           ...options.sandbox,
         });
+  if (config.workspaceHelper && config.sandbox === 'on') {
+    try {
+      await checkContainerSetUp(config, workspaces, sandbox);
+    } catch (error) {
+      await sandbox.close();
+      await workspaces.close();
+      await store.close();
+      throw error;
+    }
+  }
   const registry = options.registry ?? loadModelRegistry({ env: process.env });
   const reports = new ReportService(store, { imageBytes: config.reportImageBytes });
   let threads: ThreadService | undefined;
@@ -122,12 +137,41 @@ export async function createService(
   return service;
 }
 
+/**
+ * In a container (the workspace helper's set-up) sandboxes are siblings the engine mounts by
+ * host paths: a cell must see what the server wrote, or the server says how to fix it.
+ */
+async function checkContainerSetUp(
+  config: ServerConfig,
+  workspaces: WorkspaceStore,
+  sandbox: SandboxManager,
+): Promise<void> {
+  const session = `reach-check-${process.pid}`;
+  await checkSandboxesSeeWorkspaces(workspaces, config.dataDir, async (workspace, name) => {
+    const result = await sandbox.runCell(
+      { id: session, workspace },
+      { code: `print(open(${JSON.stringify(name)}).read())`, timeoutMs: 30_000 },
+    );
+    await sandbox.closeSession(session);
+    if (result.status === 'unavailable') {
+      throw new ConfigurationError(
+        `no sandbox can start: ${result.message}. With compose-python.yaml, PYTHON_DOCKER_SOCKET must be the engine's socket on the host and PYTHON_DOCKER_GID its group (stat -c %g /var/run/docker.sock)`,
+      );
+    }
+    return { ok: result.status === 'ok', output: result.output || result.message || '' };
+  });
+}
+
 async function openWorkspaces(
   config: ServerConfig,
   warnings: string[],
 ): Promise<{ workspaces: WorkspaceStore; sessionsUnavailable?: string }> {
   const root = join(config.dataDir, 'workspaces');
   if (config.sandbox === 'off') return { workspaces: new DirectoryWorkspaceStore(root) };
+  if (config.workspaceHelper) {
+    // Not root (the Compose set-up): the root helper makes the filesystems.
+    return { workspaces: await HelperWorkspaceStore.connect({ socketPath: config.workspaceHelper, root }) };
+  }
   try {
     const workspaces = await LoopWorkspaceStore.create({
       root,

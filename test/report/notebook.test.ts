@@ -185,4 +185,21 @@ describe('notebook export', () => {
     assert.ok(json.startsWith('{\n "nbformat": 4,'));
     assert.deepEqual(JSON.parse(json), notebook);
   });
+
+  test("a thread's notebook opens with the Analyst kernel and attaches it to the thread first", async () => {
+    const record = { ...salesRecord(), threadId: 'thread-0123456789abcdef01234567' };
+    const notebook = await renderNotebook(record, salesFiles());
+    assertValid(notebook);
+    assert.deepEqual(notebook.metadata.kernelspec, {
+      name: 'analyst',
+      display_name: 'Analyst (sandboxed Python)',
+      language: 'python',
+    });
+    assert.equal((notebook.metadata.analyst as { thread_id: string }).thread_id, record.threadId);
+    const [attach] = codeCells(notebook);
+    assert.equal(text(attach!), `%analyst thread ${record.threadId}`);
+    assert.equal(attach!.execution_count, null);
+    // The analysis's own cells keep their numbers.
+    assert.equal(codeCells(notebook)[1]!.execution_count, 1);
+  });
 });

@@ -15,7 +15,7 @@ describe('the OpenAPI document', () => {
     const server = await app();
     await server.ready();
     const registered = (server as unknown as Record<symbol, string[]>)
-      [REGISTERED_ROUTES]!.filter((route) => / \/(v1|health|openapi\.json)/.test(route))
+      [REGISTERED_ROUTES]!.filter((route) => / \/(v1|health|openapi\.json|mcp)/.test(route))
       .map((route) => route.replace(/:(\w+)/g, '{$1}').replace(/\/\*$/, '/{path}'))
       .sort();
     const response = await server.inject({ method: 'GET', url: '/openapi.json' });

@@ -1,25 +1,24 @@
-import { z } from 'zod';
 import { abortError } from '../../errors/abort.ts';
 import type { ChatMessage, ToolCall } from '../../llm/model.ts';
-import { cellEvents, outputForModel } from '../cells.ts';
+import { cellEvents } from '../cells.ts';
 import type { RunContext } from '../context.ts';
 import { CapReachedError } from '../errors/cap-reached-error.ts';
 import type { AgentEvent } from '../events.ts';
 import { dataSection } from '../prompt/data-section.ts';
 import type { AgentProtocol, ProtocolOutcome } from '../protocol.ts';
 import { TOOL_DEFINITIONS, TOOL_NAMES, type ToolName } from '../tools/definitions.ts';
+import { execSummary } from '../tools/exec-summary.ts';
 import { runQuery } from '../tools/query-tool.ts';
+import {
+  type PythonExecArgs,
+  PythonExecArgsSchema,
+  type QueryArgs,
+  QueryArgsSchema,
+} from '../tools/tool-args.ts';
 import { TurnResults } from '../tools/turn-results.ts';
 import { modelRound } from './model-round.ts';
 import { REPAIR_NOTICE } from './tagged.ts';
 
-const QueryArgs = z.object({ sql: z.string().trim().min(1, 'sql is empty') }).strict();
-const PythonExecArgs = z
-  .object({
-    code: z.string().refine((c) => c.trim() !== '', 'code is empty'),
-    timeout: z.number().min(1).max(30).optional(),
-  })
-  .strict();
 const EXAMPLE_ARGS: Record<ToolName, string> = {
   query: '{"sql": "SELECT region, SUM(amount) AS total FROM sales GROUP BY region"}',
   python_exec: '{"code": "print(len(data))"}',
@@ -117,7 +116,7 @@ async function* handleCall(
   }
 
   if (tool === 'query') {
-    const sql = (args.value as z.infer<typeof QueryArgs>).sql;
+    const sql = (args.value as QueryArgs).sql;
     let message = '';
     yield* cellEvents({ round, cellId, language: 'sql', code: sql, inText: false }, async (onOutput) => {
       const outcome = await runQuery(context, turn, call.id, sql, onOutput);
@@ -128,7 +127,7 @@ async function* handleCall(
     return message;
   }
 
-  const { code, timeout } = args.value as z.infer<typeof PythonExecArgs>;
+  const { code, timeout } = args.value as PythonExecArgs;
   const input = turn.pythonExecInput();
   if (!input.allowed) {
     yield { type: 'code-start', round, cell_id: cellId, language: 'python', in_text: false };
@@ -148,14 +147,7 @@ async function* handleCall(
       onOutput,
     }),
   );
-  const summary = [
-    `status: ${result.status}${result.exit_code === null ? '' : ` (exit code ${result.exit_code})`}`,
-    `source_query_ids: ${result.source_query_ids.join(', ') || '(none)'}`,
-    `input_complete: ${result.input_complete}, output_complete: ${result.output_complete}`,
-    'output:',
-    outputForModel(result),
-  ].join('\n');
-  return summary;
+  return execSummary(result);
 }
 
 function parseArguments(
@@ -168,7 +160,7 @@ function parseArguments(
   } catch (error) {
     return { ok: false, error: `the arguments are not valid JSON (${(error as Error).message})` };
   }
-  const schema = tool === 'query' ? QueryArgs : PythonExecArgs;
+  const schema = tool === 'query' ? QueryArgsSchema : PythonExecArgsSchema;
   const parsed = schema.safeParse(value);
   if (parsed.success) return { ok: true, value: parsed.data };
   const issues = parsed.error.issues.map((i) =>

@@ -16,9 +16,12 @@ export interface QueryOutcome {
   message: string;
 }
 
+/** What a query needs of a run: the sandbox, the thread's session, the cancel signal. */
+export type QueryContext = Pick<RunContext, 'sandbox' | 'session' | 'abortSignal'>;
+
 /** Runs one `query` call in the thread's sandbox and records it in the turn. */
 export async function runQuery(
-  context: RunContext,
+  context: QueryContext,
   turn: TurnResults,
   toolCallId: string,
   sql: string,

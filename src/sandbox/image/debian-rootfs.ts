@@ -44,21 +44,8 @@ export async function buildDebianImage(docker: Docker, options: DebianBuildOptio
   await mkdir(options.workDir, { recursive: true });
   const root = await mkdtemp(join(options.workDir, 'rootfs-'));
   try {
-    options.log(`debootstrap ${options.suite} into ${root} (a few minutes the first time)`);
-    // debootstrap lays down a minimal system; apt then installs the packages, because
-    // debootstrap's own resolver does not follow virtual packages (e.g. boost's icu72).
-    await run('debootstrap', [
-      '--variant=minbase',
-      `--cache-dir=${options.cacheDir}`,
-      options.suite,
-      root,
-      options.mirror,
-    ]).catch(async (error: Error) => {
-      const log = await readFile(join(root, 'debootstrap/debootstrap.log'), 'utf8').catch(() => '');
-      error.message += log ? `\ndebootstrap.log (end):\n${log.slice(-3000)}` : '';
-      throw error;
-    });
-    await installPackages(root, options);
+    await debootstrap(root, options);
+    await installPackages(root, debianPackages(options.profile), options);
     options.log('configuring matplotlib and building its font cache');
     await writeFile(join(root, 'etc/matplotlibrc'), MATPLOTLIBRC);
     await mkdir(join(root, 'workspace'), { recursive: true });
@@ -91,10 +78,36 @@ export async function buildDebianImage(docker: Docker, options: DebianBuildOptio
   }
 }
 
+/** Where debootstrap and apt work, and what they say. */
+export type RootfsOptions = Pick<DebianBuildOptions, 'suite' | 'mirror' | 'cacheDir' | 'log'>;
+
+/**
+ * Lays down a minimal Debian system (minbase) in `root`. Packages are installed with apt
+ * afterwards (`installPackages`), because debootstrap's own resolver does not follow
+ * virtual packages (e.g. boost's icu72).
+ */
+export async function debootstrap(root: string, options: RootfsOptions): Promise<void> {
+  options.log(`debootstrap ${options.suite} into ${root} (a few minutes the first time)`);
+  await run('debootstrap', [
+    '--variant=minbase',
+    `--cache-dir=${options.cacheDir}`,
+    options.suite,
+    root,
+    options.mirror,
+  ]).catch(async (error: Error) => {
+    const log = await readFile(join(root, 'debootstrap/debootstrap.log'), 'utf8').catch(() => '');
+    error.message += log ? `\ndebootstrap.log (end):\n${log.slice(-3000)}` : '';
+    throw error;
+  });
+}
+
 /** apt-get inside the new root, reusing (and refilling) the package cache between builds. */
-async function installPackages(root: string, options: DebianBuildOptions): Promise<void> {
+export async function installPackages(
+  root: string,
+  packages: string[],
+  options: RootfsOptions,
+): Promise<void> {
   const archives = join(root, 'var/cache/apt/archives');
-  const packages = debianPackages(options.profile);
   options.log(`installing ${packages.length} packages with apt`);
   await run('sh', ['-c', 'cp -n "$0"/*.deb "$1"/ 2>/dev/null || true', options.cacheDir, archives]);
   await run('mount', ['-t', 'proc', 'proc', join(root, 'proc')]);
@@ -113,7 +126,7 @@ function envPairs(env: Record<string, string>): string[] {
   return Object.entries(env).map(([key, value]) => `${key}=${value}`);
 }
 
-async function ensureDebootstrap(log: (line: string) => void): Promise<void> {
+export async function ensureDebootstrap(log: (line: string) => void): Promise<void> {
   if (existsSync('/usr/sbin/debootstrap')) return;
   if (!existsSync('/usr/bin/apt-get')) {
     throw new ConfigurationError(
@@ -125,7 +138,18 @@ async function ensureDebootstrap(log: (line: string) => void): Promise<void> {
 }
 
 async function importRootfs(docker: Docker, root: string, options: DebianBuildOptions): Promise<void> {
-  const [repo, tag = 'latest'] = splitImageName(options.image);
+  const changes = [`LABEL ${RECIPE_LABEL}=${options.hash}`, `ENV ${IMAGE_ENV.join(' ')}`, 'CMD ["python3"]'];
+  await importDirectory(docker, root, options.image, changes);
+}
+
+/** `docker import` of a root filesystem directory, with Dockerfile-like `changes` (LABEL, ENV, CMD). */
+export async function importDirectory(
+  docker: Docker,
+  root: string,
+  image: string,
+  changes: string[],
+): Promise<void> {
+  const [repo, tag = 'latest'] = splitImageName(image);
   const tar = spawn('tar', ['--numeric-owner', '-C', root, '-c', '.'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let tarError = '';
   tar.stderr.on('data', (chunk: Buffer) => {
@@ -136,7 +160,6 @@ async function importRootfs(docker: Docker, root: string, options: DebianBuildOp
       code === 0 ? resolve() : reject(new Error(`tar failed (${code}): ${tarError}`)),
     ),
   );
-  const changes = [`LABEL ${RECIPE_LABEL}=${options.hash}`, `ENV ${IMAGE_ENV.join(' ')}`, 'CMD ["python3"]'];
   const response = (await docker.importImage(tar.stdout, {
     repo,
     tag,
@@ -171,7 +194,8 @@ const BUILD_ENV = {
   DEBIAN_FRONTEND: 'noninteractive',
 };
 
-function run(command: string, args: string[], env: Record<string, string> = {}): Promise<void> {
+/** Runs a build step (no shell) in the clean build environment; the error carries its output's end. */
+export function run(command: string, args: string[], env: Record<string, string> = {}): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...BUILD_ENV, ...env } });
     let tail = '';

@@ -1,6 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import { ConflictError } from '../../errors/index.ts';
+import type { ExecResult } from '../../sandbox/sandbox.ts';
 import type { AppDeps } from '../deps.ts';
 import { abortOnHangUp } from '../hang-up.ts';
+import { corsHeaders, SseStream } from '../sse.ts';
 import { validate } from '../validate.ts';
 import { ExecBodySchema, ThreadExecBodySchema } from '../wire/requests.ts';
 
@@ -22,6 +25,12 @@ export function registerExecRoutes(app: FastifyInstance, deps: AppDeps): void {
     });
   });
 
+  /**
+   * A cell in the thread's session sandbox. With `"stream": true` the answer is SSE: an
+   * `execution-output` event per piece of output as the cell writes it, then one
+   * `execution-end` with the ExecResult, then the stream ends (a Jupyter kernel reads this).
+   * A client that hangs up cancels the cell (a stateful one gets KeyboardInterrupt first).
+   */
   app.post<{ Params: { id: string } }>('/v1/threads/:id/exec', async (request, reply) => {
     const thread = await deps.threads.get(request.owner, request.params.id);
     const body = validate(ThreadExecBodySchema, request.body, 'the request body (a JSON object with "code")');
@@ -31,12 +40,47 @@ export function registerExecRoutes(app: FastifyInstance, deps: AppDeps): void {
       const workspace = await deps.threads.workspace(thread);
       const controller = abortOnHangUp(reply.raw);
       const signal = AbortSignal.any([controller.signal, operation.signal]);
-      return await deps.sandbox.runCell(
-        { id: thread.id, workspace, stateful: body.stateful },
-        { code: body.code, timeoutMs: seconds(body.timeout), abortSignal: signal },
-      );
+      const session = { id: thread.id, workspace, stateful: body.stateful };
+      const cell = { code: body.code, timeoutMs: seconds(body.timeout), abortSignal: signal };
+      if (!body.stream) return await deps.sandbox.runCell(session, cell);
+      reply.hijack();
+      const sse = new SseStream(reply.raw, corsHeaders(reply));
+      sse.onClose(() => controller.abort());
+      let result: ExecResult;
+      try {
+        result = await deps.sandbox.runCell(session, {
+          ...cell,
+          onOutput: (text) => void sse.send({ type: 'execution-output', text }),
+        });
+      } catch (error) {
+        // Headers are sent: a bad cell (say, code too long) is reported inside the stream.
+        const message = error instanceof Error ? error.message : String(error);
+        await sse.send({ type: 'error', message });
+        sse.end();
+        return;
+      }
+      await sse.send({ type: 'execution-end', result });
+      sse.end();
     } finally {
       operation.end();
     }
+  });
+
+  /**
+   * Restarts the thread's sandbox: its container and kernel go (a stateful session's
+   * variables with them), the workspace stays, and the next cell starts a fresh one.
+   */
+  app.post<{ Params: { id: string } }>('/v1/threads/:id/sandbox/restart', async (request) => {
+    const thread = await deps.threads.get(request.owner, request.params.id);
+    deps.threads.assertWritable(thread.id);
+    if (deps.runs.isBusy(thread.id))
+      throw new ConflictError(
+        `thread ${thread.id} is running an analysis; cancel it before restarting its sandbox`,
+        {
+          param: 'thread_id',
+        },
+      );
+    await deps.sandbox.closeSession(thread.id);
+    return { thread_id: thread.id, object: 'thread.sandbox', restarted: true };
   });
 }

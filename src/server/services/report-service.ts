@@ -40,6 +40,7 @@ export class ReportService {
       model: runs.findLast((r) => r.protocol !== 'cell')?.model ?? 'unknown',
       createdAt: new Date(thread.created_at).toISOString(),
       events: await this.store.threadEvents(thread.id),
+      threadId: thread.id,
     };
   }
 

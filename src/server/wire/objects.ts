@@ -80,6 +80,12 @@ export const WorkspaceFileObjectSchema = z.object({
   url: z.string().describe('Download link: ANALYST_PUBLIC_URL-based, else relative to the server'),
 });
 
+export const SandboxRestartSchema = z.object({
+  thread_id: z.string(),
+  object: z.literal('thread.sandbox'),
+  restarted: z.literal(true),
+});
+
 /** OpenAI's list envelope. */
 export function listOf<T extends z.ZodTypeAny>(item: T) {
   return z.object({ object: z.literal('list'), data: z.array(item), has_more: z.boolean().optional() });

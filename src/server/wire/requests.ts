@@ -67,6 +67,21 @@ export const RunEventsQuerySchema = z
   .object({ after: z.coerce.number().int().min(-1).optional().describe('Resume after this sequence number') })
   .passthrough();
 
+/** `/mcp`'s query: the thread an MCP session works on (default: a new one, made when first needed). */
+export const McpQuerySchema = z
+  .object({ thread_id: z.string().optional().describe("The caller's thread the session works on") })
+  .passthrough();
+
+/** A JSON-RPC message of MCP's Streamable HTTP transport (the MCP SDK validates the rest). */
+export const McpMessageSchema = z
+  .object({
+    jsonrpc: z.literal('2.0'),
+    method: z.string().optional(),
+    id: z.union([z.string(), z.number()]).optional(),
+  })
+  .passthrough()
+  .describe('A JSON-RPC 2.0 message (or a batch) of the Model Context Protocol');
+
 export const ExecBodySchema = z
   .object({
     code: z.string(),
@@ -82,6 +97,12 @@ export const ThreadExecBodySchema = z
     code: z.string(),
     timeout: z.number().optional().describe('Seconds, 1–30 (default 30)'),
     stateful: z.boolean().optional(),
+    stream: z
+      .boolean()
+      .optional()
+      .describe(
+        'Answer with SSE: `execution-output` events ({type, text}) as the cell writes, then `execution-end` ({type, result}); hanging up cancels the cell',
+      ),
   })
   .strict();
 
