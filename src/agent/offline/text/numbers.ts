@@ -137,7 +137,7 @@ export function findNumbers(text: string): NumberMention[] {
 }
 
 /** 一 … 九十九 as a number. */
-function chineseNumeral(text: string): number | undefined {
+export function chineseNumeral(text: string): number | undefined {
   if (text.length === 1) return CHINESE_DIGITS[text];
   const ten = text.indexOf('十');
   if (ten < 0) return undefined;

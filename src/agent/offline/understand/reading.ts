@@ -1,5 +1,5 @@
 import type { Look, TableInfo } from '../schema.ts';
-import { findNumbers, type NumberMention } from '../text/numbers.ts';
+import { chineseNumeral, findNumbers, type NumberMention } from '../text/numbers.ts';
 import { hasChinese } from '../text/words.ts';
 import { type FoundCondition, findConditions } from './conditions.ts';
 import { type Cue, findCues } from './cues.ts';
@@ -37,19 +37,6 @@ const SPELLED: Record<string, number> = {
   nine: 9,
   ten: 10,
   twenty: 20,
-};
-const CHINESE: Record<string, number> = {
-  一: 1,
-  二: 2,
-  两: 2,
-  三: 3,
-  四: 4,
-  五: 5,
-  六: 6,
-  七: 7,
-  八: 8,
-  九: 9,
-  十: 10,
 };
 
 /** Reads the question against the table it names best (the first table when it names none). */
@@ -154,7 +141,7 @@ function findTopN(text: string): Reading['topN'] {
   for (const match of text.matchAll(TOP_N)) {
     const word = (match[1] ?? '').toLowerCase();
     const raw = match[2] ?? match[3] ?? match[4] ?? match[5] ?? '';
-    const n = /^\d+$/.test(raw) ? Number(raw) : (SPELLED[raw.toLowerCase()] ?? chinese(raw));
+    const n = /^\d+$/.test(raw) ? Number(raw) : (SPELLED[raw.toLowerCase()] ?? chineseNumeral(raw));
     if (!n || n > 1000) continue;
     const asc = ['bottom', 'last', 'worst', 'lowest'].includes(word) || match[5] !== undefined;
     return {
@@ -165,11 +152,5 @@ function findTopN(text: string): Reading['topN'] {
       tableOrder: word === 'first' || word === 'last',
     };
   }
-  return undefined;
-}
-
-function chinese(text: string): number | undefined {
-  if (text.length === 1) return CHINESE[text];
-  if (text.startsWith('十')) return 10 + (CHINESE[text[1] ?? ''] ?? 0);
   return undefined;
 }
