@@ -79,6 +79,16 @@ export interface SandboxStatus {
   pool: { session: number; ephemeral: number };
 }
 
+/** A session with a live container on this manager. */
+export interface LiveSession {
+  /** The session's id (a thread id). */
+  id: string;
+  /** A cell runs or waits in it. */
+  busy: boolean;
+  /** When it last ran a cell (ms since the epoch). */
+  lastUsedAt: number;
+}
+
 /** The sandbox manager: sessions, ephemeral cells, the warm pool and the reaper. */
 export interface SandboxManager {
   /** Runs a cell in the session's sandbox, starting one (or taking a pooled one) if needed. */
@@ -87,6 +97,8 @@ export interface SandboxManager {
   runEphemeral(request: EphemeralRequest): Promise<ExecResult>;
   /** A new empty workspace, served from the warm pool (with a started sandbox on it) if possible. */
   allocateWorkspace(): Promise<AllocatedWorkspace>;
+  /** The sessions with a live container here (for per-key limits); absent: not known. */
+  liveSessions?(): LiveSession[];
   /** Removes the session's sandbox (the workspace stays); resolves when its container is gone. */
   closeSession(id: string): Promise<void>;
   /** Removes any sandbox still bound to the workspace (e.g. the pooled one a new thread got). */

@@ -20,6 +20,7 @@ import type {
   CellRequest,
   EphemeralRequest,
   ExecResult,
+  LiveSession,
   SandboxManager,
   SandboxStatus,
   SessionRef,
@@ -249,6 +250,16 @@ export class DockerSandboxManager implements SandboxManager {
       return { workspace: pooled.workspace, warm: true };
     }
     return { workspace: await this.workspaceStore().create(), warm: false };
+  }
+
+  liveSessions(): LiveSession[] {
+    const live: LiveSession[] = [];
+    for (const session of this.sessions.values()) {
+      const container = session.container;
+      if (container?.alive)
+        live.push({ id: session.id, busy: session.busy, lastUsedAt: container.lastUsedAt });
+    }
+    return live;
   }
 
   async closeSession(id: string): Promise<void> {
