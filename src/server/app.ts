@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import cors from '@fastify/cors';
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import { LimitExceededError } from '../errors/index.ts';
 import { ownerOf } from './auth.ts';
 import type { AppDeps } from './deps.ts';
 import { API_ROUTES, openApiDocument } from './openapi.ts';
@@ -69,6 +70,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
     reply.header('x-request-id', request.id);
     if (!PUBLIC_ROUTES.has(request.routeOptions.url ?? '')) {
       request.owner = ownerOf(request.headers.authorization, deps.config.keys);
+      deps.limits.checkRequest(request.owner);
     }
   });
 
@@ -76,6 +78,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
     const { status, body } = toWireError(error);
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     if (reply.sent || reply.raw.headersSent) return;
+    if (error instanceof LimitExceededError) reply.header('retry-after', String(error.retryAfterSeconds));
     reply.code(status).send(body);
   });
   app.setNotFoundHandler((request, reply) => {
