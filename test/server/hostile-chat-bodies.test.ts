@@ -1,4 +1,5 @@
-import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import { after, afterEach, before, beforeEach, test } from 'node:test';
+import { describeEachStore } from '../helpers/stores.ts';
 import type { TestServer } from './helpers.ts';
 import { startTestServer } from './helpers.ts';
 import {
@@ -15,23 +16,21 @@ const MAX_BODY = 65536;
 const CHAT = '/v1/chat/completions';
 const question = [{ role: 'user', content: 'Describe the data.' }];
 
-describe('hostile: chat request bodies', () => {
+describeEachStore('hostile: chat request bodies', (store) => {
   let server: TestServer;
   let snapshot: DataSnapshot;
 
   before(async () => {
-    server = await startTestServer({
-      env: { ANALYST_MAX_BODY_BYTES: String(MAX_BODY) },
-    });
+    server = await startTestServer({ store, env: { ANALYST_MAX_BODY_BYTES: String(MAX_BODY) } });
   });
   after(() => server.close());
 
   // Every request here is refused: nothing in the data dir or the database may change.
   beforeEach(async () => {
-    snapshot = await dataSnapshot(server.dataDir);
+    snapshot = await dataSnapshot(server);
   });
   afterEach(async () => {
-    await assertUnchanged(server.dataDir, snapshot);
+    await assertUnchanged(server, snapshot);
   });
 
   const raw =

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import type { DockerSandboxManager } from '../../src/sandbox/docker/manager.ts';
 import { containersOfInstance } from '../helpers/sandbox.ts';
+import { describeEachStore } from '../helpers/stores.ts';
 import type { TestServer } from './helpers.ts';
 import { startTestServer } from './helpers.ts';
 import { dbCounts, postJson, type RawResponse, rawRequest, upload, waitFor } from './hostile-helpers.ts';
@@ -33,10 +34,10 @@ const refused = (status: number) => (response: RawResponse) => {
   return typeof body.error?.message === 'string' ? undefined : `not OpenAI's error shape: ${response.text}`;
 };
 
-describe('hostile: concurrency', () => {
+describeEachStore('hostile: concurrency', (store) => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer({ script });
+    server = await startTestServer({ store, script });
   });
   after(() => server.close());
 
@@ -51,7 +52,7 @@ describe('hostile: concurrency', () => {
   };
 
   test('200 parallel requests, good and bad, are all answered right with no 5xx', async () => {
-    const countsBefore = dbCounts(server.dataDir);
+    const countsBefore = await dbCounts(server);
     const requests: Expected[] = [];
     for (let i = 0; i < 20; i++) {
       requests.push({
@@ -119,7 +120,7 @@ describe('hostile: concurrency', () => {
       answers.filter((a) => a.problem).map((a) => `${a.what}: ${a.problem}`),
       [],
     );
-    assert.deepEqual(dbCounts(server.dataDir), countsBefore, 'the requests created records');
+    assert.deepEqual(await dbCounts(server), countsBefore, 'the requests created records');
     const instance = (server.service.deps.sandbox as DockerSandboxManager).instanceId;
     await waitFor(
       async () => (await containersOfInstance(instance)).length === 0,

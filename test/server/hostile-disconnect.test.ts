@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import { LABELS } from '../../src/sandbox/docker/labels.ts';
 import type { DockerSandboxManager } from '../../src/sandbox/docker/manager.ts';
 import { containersOfInstance, docker } from '../helpers/sandbox.ts';
+import { describeEachStore } from '../helpers/stores.ts';
 import type { TestServer } from './helpers.ts';
 import { startTestServer } from './helpers.ts';
 import { postJson, rawRequest, readStreamUntil, threadExec, waitFor } from './hostile-helpers.ts';
@@ -40,11 +41,11 @@ async function containersOf(instance: string): Promise<Array<{ name: string; kin
   }));
 }
 
-describe('hostile: clients that hang up mid-run', () => {
+describeEachStore('hostile: clients that hang up mid-run', (store) => {
   let server: TestServer;
   let instance: string;
   before(async () => {
-    server = await startTestServer({ script });
+    server = await startTestServer({ store, script });
     instance = (server.service.deps.sandbox as DockerSandboxManager).instanceId;
   });
   after(() => server.close());

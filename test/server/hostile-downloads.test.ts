@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { lstat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, before, test } from 'node:test';
+import { describeEachStore } from '../helpers/stores.ts';
 import type { TestServer } from './helpers.ts';
 import { startTestServer } from './helpers.ts';
 import {
@@ -48,7 +49,7 @@ async function getWithin(server: TestServer, path: string, ms = 5000): Promise<R
   }
 }
 
-describe('hostile: downloads never leave the workspace', () => {
+describeEachStore('hostile: downloads never leave the workspace', (store) => {
   let server: TestServer;
   let victim: Victim;
   let threadId: string;
@@ -57,6 +58,7 @@ describe('hostile: downloads never leave the workspace', () => {
   before(async () => {
     victim = await hostVictim();
     server = await startTestServer({
+      store,
       script: {
         mode: 'match',
         turns: [
@@ -73,7 +75,7 @@ describe('hostile: downloads never leave the workspace', () => {
     });
     await writeFile(join(server.dataDir, 'secret.txt'), `${SECRET}\n`);
     threadId = await offlineThread(server);
-    workspace = workspaceOf(server.dataDir, threadId);
+    workspace = await workspaceOf(server, threadId);
     const made = await threadExec(
       server,
       threadId,

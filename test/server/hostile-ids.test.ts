@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, before, test } from 'node:test';
+import { describeEachStore } from '../helpers/stores.ts';
 import type { TestServer } from './helpers.ts';
 import { startTestServer } from './helpers.ts';
 import {
@@ -38,11 +39,11 @@ const FILE_IDS = [
 /** Path segment as a client would send it (the id's slashes encoded, so it stays one segment). */
 const segment = (id: string) => encodeURIComponent(id);
 
-describe('hostile: unknown and malformed ids', () => {
+describeEachStore('hostile: unknown and malformed ids', (store) => {
   let server: TestServer;
   let realFile: string;
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ store });
     const uploaded = await upload(server, '/v1/files', { filename: 'real.csv', content: 'a\n1\n' });
     assert.equal(uploaded.status, 200, uploaded.text);
     realFile = uploaded.json().id as string;
@@ -54,7 +55,7 @@ describe('hostile: unknown and malformed ids', () => {
     requests: Array<{ what: string; id: string; send: () => Promise<RawResponse> }>,
   ) {
     const treeBefore = await treeOf(server.dataDir);
-    const countsBefore = dbCounts(server.dataDir);
+    const countsBefore = await dbCounts(server);
     for (const { what, id, send } of requests) {
       const error = expectRawError(await send(), 404);
       assert.equal(error.code, 'not_found', what);
@@ -62,7 +63,7 @@ describe('hostile: unknown and malformed ids', () => {
       assert.ok(error.param !== null, `${what}: no param`);
     }
     assert.deepEqual(treeDiff(treeBefore, await treeOf(server.dataDir)), [], 'the data dir changed');
-    assert.deepEqual(dbCounts(server.dataDir), countsBefore, 'records were created');
+    assert.deepEqual(await dbCounts(server), countsBefore, 'records were created');
   }
 
   test('every thread route answers 404 naming the id, and creates nothing', async () => {

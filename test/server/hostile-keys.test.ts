@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ConfigurationError } from '../../src/errors/index.ts';
 import { loadServerConfig } from '../../src/server/config.ts';
+import { describeEachStore } from '../helpers/stores.ts';
 import type { TestServer } from './helpers.ts';
 import { startTestServer } from './helpers.ts';
 import {
@@ -22,7 +23,7 @@ import {
 
 const CSV = 'region,amount\nNorth,10\nSouth,20\n';
 
-describe('hostile: API keys keep owners apart', () => {
+describeEachStore('hostile: API keys keep owners apart', (store) => {
   let server: TestServer;
   let fileA: string;
   let threadA: string;
@@ -48,12 +49,12 @@ describe('hostile: API keys keep owners apart', () => {
       workspaceFile: await text(`/v1/threads/${threadA}/files/sales.csv`),
       stats: await text('/v1/admin/threads-stats'),
       tree: await treeOf(server.dataDir),
-      counts: dbCounts(server.dataDir),
+      counts: await dbCounts(server),
     };
   }
 
   before(async () => {
-    server = await startTestServer({ env: TWO_KEYS });
+    server = await startTestServer({ store, env: TWO_KEYS });
     const uploaded = await upload(server, '/v1/files', { filename: 'sales.csv', content: CSV }, KEY_A);
     assert.equal(uploaded.status, 200, uploaded.text);
     fileA = uploaded.json().id as string;
@@ -72,7 +73,7 @@ describe('hostile: API keys keep owners apart', () => {
 
   test('no key, a wrong key, another scheme or header → 401 in OpenAI shape, and nothing is created', async () => {
     const treeBefore = await treeOf(server.dataDir);
-    const countsBefore = dbCounts(server.dataDir);
+    const countsBefore = await dbCounts(server);
     const attempts: Array<{ what: string; response: RawResponse; message: RegExp }> = [
       { what: 'no header', response: await get('/v1/files'), message: /API key is required/ },
       {
@@ -148,11 +149,11 @@ describe('hostile: API keys keep owners apart', () => {
       assert.ok(!error.message.includes(KEY_A) && !error.message.includes(KEY_B), `${what}: echoes a key`);
     }
     assert.deepEqual(treeDiff(treeBefore, await treeOf(server.dataDir)), []);
-    assert.deepEqual(dbCounts(server.dataDir), countsBefore);
+    assert.deepEqual(await dbCounts(server), countsBefore);
   });
 
   test('a percent-encoded /v1 path is no way around the key', async () => {
-    const countsBefore = dbCounts(server.dataDir);
+    const countsBefore = await dbCounts(server);
     // The router decodes %76 to "v", so these reach the /v1 routes; they must still need a key.
     for (const path of ['/%761/files', '/v%31/threads', '/%76%31/models']) {
       const response = await get(path);
@@ -172,7 +173,7 @@ describe('hostile: API keys keep owners apart', () => {
       messages: [{ role: 'user', content: 'hi' }],
     });
     assert.ok(chat.status === 401 || chat.status === 404, `a chat ran without a key: ${chat.status}`);
-    assert.deepEqual(dbCounts(server.dataDir), countsBefore, 'a keyless request created records');
+    assert.deepEqual(await dbCounts(server), countsBefore, 'a keyless request created records');
   });
 
   test("key B gets 404 (never 403) for every one of A's records, and A's data is intact", async () => {

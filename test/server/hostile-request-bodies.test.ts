@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import { after, afterEach, before, beforeEach, test } from 'node:test';
+import { describeEachStore } from '../helpers/stores.ts';
 import type { TestServer } from './helpers.ts';
 import { startTestServer } from './helpers.ts';
 import {
@@ -23,7 +24,7 @@ import {
 const MAX_BODY = 65536;
 const MAX_UPLOAD = 4096;
 
-describe('hostile: upload, exec and other request bodies', () => {
+describeEachStore('hostile: upload, exec and other request bodies', (store) => {
   let server: TestServer;
   let threadId: string;
   let workspace: string;
@@ -31,19 +32,20 @@ describe('hostile: upload, exec and other request bodies', () => {
 
   before(async () => {
     server = await startTestServer({
+      store,
       env: { ANALYST_MAX_BODY_BYTES: String(MAX_BODY), ANALYST_MAX_UPLOAD_BYTES: String(MAX_UPLOAD) },
     });
     threadId = await offlineThread(server);
-    workspace = workspaceOf(server.dataDir, threadId);
+    workspace = await workspaceOf(server, threadId);
   });
   after(() => server.close());
 
   // Every request here is refused: nothing in the data dir or the database may change.
   beforeEach(async () => {
-    snapshot = await dataSnapshot(server.dataDir);
+    snapshot = await dataSnapshot(server);
   });
   afterEach(async () => {
-    await assertUnchanged(server.dataDir, snapshot);
+    await assertUnchanged(server, snapshot);
   });
 
   const raw =

@@ -3,7 +3,8 @@ import { lstat, readdir, readFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, before, test } from 'node:test';
+import { describeEachStore } from '../helpers/stores.ts';
 import type { TestServer } from './helpers.ts';
 import { startTestServer } from './helpers.ts';
 import {
@@ -24,7 +25,7 @@ import {
 
 type Victim = Awaited<ReturnType<typeof hostVictim>>;
 
-describe('hostile: uploads land inside the workspace and never on a host file', () => {
+describeEachStore('hostile: uploads land inside the workspace and never on a host file', (store) => {
   let server: TestServer;
   let victim: Victim;
   let threadId: string;
@@ -32,9 +33,9 @@ describe('hostile: uploads land inside the workspace and never on a host file', 
 
   before(async () => {
     victim = await hostVictim();
-    server = await startTestServer();
+    server = await startTestServer({ store });
     threadId = await offlineThread(server);
-    workspace = workspaceOf(server.dataDir, threadId);
+    workspace = await workspaceOf(server, threadId);
   });
   after(async () => {
     await server.close();
@@ -42,7 +43,7 @@ describe('hostile: uploads land inside the workspace and never on a host file', 
   });
 
   test('hostile upload names get a clear 400 or a safe name inside the workspace', async () => {
-    const countsBefore = dbCounts(server.dataDir);
+    const countsBefore = await dbCounts(server);
     const treeBefore = await treeOf(server.dataDir);
     const escapes = [
       join(tmpdir(), `analyst-escape-${process.pid}.txt`),
@@ -110,7 +111,7 @@ describe('hostile: uploads land inside the workspace and never on a host file', 
       (await readdir(workspace)).filter((name) => name.startsWith('.upload-') && !name.includes('000000')),
       [],
     );
-    assert.deepEqual(dbCounts(server.dataDir), countsBefore, 'a workspace upload wrote records');
+    assert.deepEqual(await dbCounts(server), countsBefore, 'a workspace upload wrote records');
   });
 
   test('hostile file names uploaded to /v1/files are stored safely and only under files/', async () => {
@@ -164,7 +165,7 @@ describe('hostile: uploads land inside the workspace and never on a host file', 
   test('an upload racing a cell that swaps the staging file for a symlink hands no host file to the sandbox', async () => {
     const victim = await hostVictim();
     const threadId = await offlineThread(server);
-    const workspace = workspaceOf(server.dataDir, threadId);
+    const workspace = await workspaceOf(server, threadId);
     const linksBefore = await symlinksIn(workspace);
     // A stateful kernel keeps a thread running after its cell: it watches for the server's
     // staging file and replaces it with a link to a host file while the upload streams in.

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import type { DockerSandboxManager } from '../../src/sandbox/docker/manager.ts';
 import { sha256 } from '../../src/server/config.ts';
 import { containersOfInstance } from '../helpers/sandbox.ts';
+import { describeEachStore } from '../helpers/stores.ts';
 import { json, startTestServer, type TestServer } from './helpers.ts';
 import {
   KEY_A,
@@ -79,10 +80,11 @@ async function healthDuring<T>(
   }
 }
 
-describe('workspaces cannot be turned against the host or another tenant', () => {
+describeEachStore('workspaces cannot be turned against the host or another tenant', (store) => {
   let server: TestServer;
   before(async () => {
     server = await startTestServer({
+      store,
       env: { ...TWO_KEYS, ANALYST_WORKSPACE_QUOTA_BYTES: String(64 * 1024 * 1024) },
     });
   });
@@ -186,7 +188,7 @@ describe('workspaces cannot be turned against the host or another tenant', () =>
       { key: KEY_B },
     );
     assert.match(made.output, /'up'/);
-    const victimWorkspace = workspaceIdOf(server.dataDir, victim);
+    const victimWorkspace = await workspaceIdOf(server, victim);
     const attempts = [
       `up/workspaces/${victimWorkspace}/private.csv`,
       `one/${victimWorkspace}/private.csv`,
@@ -217,7 +219,7 @@ describe('workspaces cannot be turned against the host or another tenant', () =>
   test('an exec sent 50 ms after DELETE starts nothing, and no container or workspace is left', async () => {
     const threadId = await offlineThread(server, KEY_A);
     await threadExec(server, threadId, 'open("x.txt", "w").write("x")\nprint("ok")', { key: KEY_A });
-    const workspaceDir = workspaceOf(server.dataDir, threadId);
+    const workspaceDir = await workspaceOf(server, threadId);
     const deleting = rawRequest(server, { method: 'DELETE', path: `/v1/threads/${threadId}`, key: KEY_A });
     await new Promise((r) => setTimeout(r, 50));
     const exec = await postJson(server, `/v1/threads/${threadId}/exec`, { code: 'print("late")' }, KEY_A);
@@ -316,10 +318,10 @@ describe('workspaces cannot be turned against the host or another tenant', () =>
   });
 
   test('a workspace of a million empty files is deleted while /health stays fast', async () => {
-    const big = await startTestServer({ env: { ANALYST_WORKSPACE_QUOTA_FILES: '1100000' } });
+    const big = await startTestServer({ store, env: { ANALYST_WORKSPACE_QUOTA_FILES: '1100000' } });
     try {
       const threadId = await offlineThread(big);
-      const dir = workspaceOf(big.dataDir, threadId);
+      const dir = await workspaceOf(big, threadId);
       // The files are made from the host side (a cell would need several 30 s cells for them).
       await mkdir(join(dir, 'many'));
       const { spawnSync } = await import('node:child_process');
