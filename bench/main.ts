@@ -6,6 +6,9 @@ const suites: Record<string, () => Promise<void>> = {
   sandbox: async () => (await import('./sandbox.ts')).runSandboxBench(),
   agent: async () => (await import('./agent.ts')).runAgentBench(),
   api: async () => (await import('./api.ts')).runApiBench(),
+  eval: async () => (await import('./eval.ts')).runEvalBench(),
+  ui: async () => (await import('./ui.ts')).runUiBench(),
+  grounding: async () => (await import('./grounding.ts')).runGroundingBench(),
 };
 
 const name = process.argv[2];

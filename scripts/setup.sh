@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # Everything the app and the tests need, installed only when missing: npm packages,
-# a Docker engine (scripts/ensure-docker.sh) and the sandbox image (rebuilt only when its
+# the web UI (scripts/build-web.sh, rebuilt only when its sources change), a Docker engine
+# (scripts/ensure-docker.sh) and the sandbox image (rebuilt only when its
 # recipe changes). Safe to run again; quiet when all is in place.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/progress.sh
+source scripts/progress.sh
 
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "setup: installing npm packages" >&2
-  npm ci --no-audit --no-fund >&2
+  step "setup: installing npm packages" npm ci --no-audit --no-fund
 fi
 
-bash scripts/ensure-docker.sh
+step "setup: building the web UI when its sources changed" bash scripts/build-web.sh
+
+step "setup: checking the Docker engine (installing and starting it if needed)" bash scripts/ensure-docker.sh
 
 # Tools the tests and reports use from Debian: Chromium for PDF reports and browser tests,
 # CJK fonts so Chinese renders in them, nbformat to validate notebooks with the official schema.
@@ -20,10 +24,9 @@ for package in chromium fonts-noto-cjk python3-nbformat; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ] && [ -f /etc/debian_version ]; then
-    echo "setup: installing ${missing[*]} (Debian packages)" >&2
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >/dev/null
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    step "setup: updating the Debian package lists" apt-get update -qq
+    step "setup: installing ${missing[*]} (Debian packages)" apt-get install -y -qq --no-install-recommends "${missing[@]}"
   else
     echo "setup: optional packages missing: ${missing[*]} (PDF reports and some tests need them)" >&2
   fi
@@ -31,7 +34,8 @@ fi
 
 image="${PYTHON_SANDBOX_IMAGE:-analyst-sandbox:latest}"
 if [ "$image" = "analyst-sandbox:latest" ]; then
-  node bin/analyst.js sandbox build >/dev/null
+  step "setup: the sandbox image (built from Debian packages the first time, about 4 minutes)" \
+    node bin/analyst.js sandbox build
 else
   node bin/analyst.js sandbox doctor >/dev/null || {
     echo "setup: the image $image set in PYTHON_SANDBOX_IMAGE does not run cells; see 'npx analyst sandbox doctor'" >&2

@@ -3,6 +3,13 @@
 // Agent
 export { DEFAULT_RUN_LIMITS, type RunLimits } from './agent/budget.ts';
 export type { AgentEvent, AgentEventType, RunStatus, TokenCount } from './agent/events.ts';
+export {
+  type Evidence,
+  type GroundedNumber,
+  type GroundingSource,
+  type GroundingStatus,
+  groundAnswer,
+} from './agent/grounding/index.ts';
 export type { AgentProtocol, ProtocolOutcome } from './agent/protocol.ts';
 export { type RunAnalysisOptions, runAnalysis } from './agent/run-analysis.ts';
 export { parseDisallowedTools } from './agent/tools/definitions.ts';
@@ -32,6 +39,7 @@ export { ModelTimeoutError } from './llm/errors/model-timeout-error.ts';
 export { UnknownModelError } from './llm/errors/unknown-model-error.ts';
 export type {
   ChatMessage,
+  GroundingMode,
   LanguageModel,
   ModelEntry,
   ModelRequest,
@@ -41,6 +49,7 @@ export type {
 } from './llm/model.ts';
 export { OpenAICompatibleModel, type OpenAICompatibleOptions } from './llm/openai-compatible.ts';
 export { loadModelRegistry, ModelRegistry, OFFLINE_MODEL } from './llm/registry.ts';
+export { type SamplingOptions, samplingFromWire } from './llm/sampling.ts';
 export { type ScriptedModel, startScriptedModel } from './llm/scripted/server.ts';
 // Reports
 export {

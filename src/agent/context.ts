@@ -1,4 +1,5 @@
 import type { ChatMessage, LanguageModel } from '../llm/model.ts';
+import type { SamplingOptions } from '../llm/sampling.ts';
 import type { SandboxManager, SessionRef } from '../sandbox/sandbox.ts';
 import type { Budget } from './budget.ts';
 
@@ -22,4 +23,14 @@ export interface RunContext {
   newId: (prefix: string) => string;
   /** How a workspace file is linked in `<File>` blocks (the server passes download URLs). */
   fileUrl: (path: string) => string;
+  /** The client's sampling options, sent with every model call. */
+  sampling: SamplingOptions;
+  /**
+   * Called by a protocol right after it yielded `answer-end`: the message of a repair round
+   * when one is due (grounding `repair`, numbers that appear in no output, a round left),
+   * ending with `howToAnswer`; undefined when the answer is final.
+   */
+  repairAnswer: (howToAnswer: string) => string | undefined;
+  /** Tools mode: the rows a query returned (with their rids), as evidence for grounding. */
+  noteQueryRows: (cellId: string, rows: ReadonlyArray<Record<string, unknown>>) => void;
 }

@@ -1,4 +1,5 @@
 import type { Artifact, ExecResult } from '../sandbox/sandbox.ts';
+import type { GroundedNumber } from './grounding/types.ts';
 
 /**
  * The typed event stream of one analysis run (SPEC §4.4). The loop yields these; the
@@ -66,6 +67,11 @@ export type AgentEvent =
       usage: TokenCount;
     }
   | { type: 'answer-end'; round: number; text: string }
+  /**
+   * Right after each `answer-end` (unless grounding is off): every number of that answer, and
+   * whether it appears in what the run executed (SPEC §4.6).
+   */
+  | { type: 'answer-grounding'; round: number; numbers: GroundedNumber[] }
   /** Something the person should know that is not an error (e.g. a repaired tool call). */
   | { type: 'notice'; round: number; message: string }
   | { type: 'error'; round: number; code: string; message: string }

@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { isAnalystError } from '../errors/index.ts';
-import type { ChatMessage, LanguageModel, ProtocolName } from '../llm/model.ts';
+import type { ChatMessage, GroundingMode, LanguageModel, ProtocolName } from '../llm/model.ts';
+import type { SamplingOptions } from '../llm/sampling.ts';
 import type { SandboxManager, SessionRef } from '../sandbox/sandbox.ts';
 import { Budget, DEFAULT_RUN_LIMITS, type RunLimits } from './budget.ts';
 import type { RunContext } from './context.ts';
 import { CapReachedError } from './errors/cap-reached-error.ts';
 import type { AgentEvent, RunStatus } from './events.ts';
+import { AnswerChecker } from './grounding/answer-checker.ts';
+import type { ReadTextFile } from './grounding/evidence.ts';
 import type { AgentProtocol } from './protocol.ts';
 import { PROTOCOLS } from './protocols/index.ts';
 import { answerOf, repairTranscript } from './transcript/tags.ts';
@@ -27,6 +30,19 @@ export interface RunAnalysisOptions {
   disallowedTools?: Iterable<string>;
   /** How `<File>` blocks link a workspace file. Default: the relative path. */
   fileUrl?: (path: string) => string;
+  /** Sampling for every model call (temperature, top_p, max_tokens, seed, …); unset fields keep the model's defaults. */
+  sampling?: SamplingOptions;
+  /**
+   * How the answer's numbers are checked (SPEC §4.6): `check` (default) emits an
+   * `answer-grounding` event after each answer; `repair` also gives the model one more round,
+   * capped like every round, to compute or remove numbers that appear in no output; `off`.
+   */
+  grounding?: GroundingMode;
+  /**
+   * Reads back a text file the run wrote (workspace-relative path), so numbers a cell wrote to
+   * a file and the answer quotes count as grounded. Implement it with the workspace layer.
+   */
+  readTextFile?: ReadTextFile;
   /** Injected clock (ms) and ids, for tests. */
   now?: () => number;
   newId?: (prefix: string) => string;
@@ -56,6 +72,12 @@ export async function* runAnalysis(options: RunAnalysisOptions): AsyncGenerator<
   if (options.abortSignal?.aborted) internal.abort();
   const timeCap = setTimeout(() => internal.abort(), Math.max(0, budget.deadline - now()));
 
+  const checker = new AnswerChecker({
+    mode: options.grounding ?? 'check',
+    messages: options.messages,
+    budget,
+    ...(options.readTextFile ? { readTextFile: options.readTextFile } : {}),
+  });
   const context: RunContext = {
     model: options.model,
     modelId: options.model?.id ?? 'offline',
@@ -68,6 +90,9 @@ export async function* runAnalysis(options: RunAnalysisOptions): AsyncGenerator<
     disallowedTools: new Set(options.disallowedTools ?? []),
     newId,
     fileUrl: options.fileUrl ?? ((path) => path),
+    sampling: options.sampling ?? {},
+    repairAnswer: (howToAnswer) => checker.repairInstruction(howToAnswer),
+    noteQueryRows: (cellId, rows) => checker.addRows(cellId, rows),
   };
 
   const writer = new TranscriptWriter(context.fileUrl);
@@ -98,13 +123,30 @@ export async function* runAnalysis(options: RunAnalysisOptions): AsyncGenerator<
       const event = next.value;
       if ('round' in event && event.round > round) round = event.round;
       transcript += writer.push(event);
+      checker.push(event);
       yield event;
+      // The grounding of an answer follows it at once, before the protocol goes on (and may
+      // ask for a repair round).
+      if (event.type === 'answer-end') {
+        const grounding = await checker.check(event);
+        if (grounding) yield grounding;
+      }
     }
   } catch (error) {
     finished = true;
+    const answered = checker.lastAnswer;
     if (options.abortSignal?.aborted) {
       status = 'cancelled';
       reason = 'the run was cancelled';
+    } else if ((error instanceof CapReachedError || internal.signal.aborted) && answered !== undefined) {
+      // A cap reached during a repair round: the answer given before it stands.
+      answer = answered;
+      const cap = error instanceof CapReachedError ? error.message : 'the run reached its time cap';
+      yield {
+        type: 'notice',
+        round,
+        message: `the repair round was cut short (${cap}); the answer stands as first given`,
+      };
     } else if (error instanceof CapReachedError || internal.signal.aborted) {
       status = 'capped';
       reason =

@@ -1,5 +1,7 @@
 import { ConfigurationError, InvalidInputError, isAnalystError } from '../errors/index.ts';
+import * as chat from './commands/chat/index.ts';
 import * as devScriptedModel from './commands/dev/scripted-model.ts';
+import * as evalCommand from './commands/eval/index.ts';
 import * as exec from './commands/exec/index.ts';
 import * as runCommand from './commands/run/index.ts';
 import * as sandboxBuild from './commands/sandbox/build.ts';
@@ -19,8 +21,10 @@ interface Command {
 /** The command table: `analyst <words…> [flags]`. */
 export const COMMANDS: Record<string, Command> = {
   serve,
+  chat,
   run: runCommand,
   exec,
+  eval: evalCommand,
   'dev scripted-model': devScriptedModel,
   'sandbox build': sandboxBuild,
   'sandbox doctor': sandboxDoctor,
@@ -56,7 +60,11 @@ export async function main(argv: string[], io: CommandIO): Promise<number> {
     io.stderr(`analyst ${key}: ${error instanceof Error ? error.message : String(error)}\n`);
     if (error instanceof InvalidInputError) return EXIT.usage;
     if (error instanceof ConfigurationError) return EXIT.config;
-    if (isAnalystError(error) && error.code === 'sandbox_unavailable') return EXIT.unavailable;
+    if (
+      isAnalystError(error) &&
+      (error.code === 'sandbox_unavailable' || error.code === 'service_unreachable')
+    )
+      return EXIT.unavailable;
     return EXIT.software;
   }
 }

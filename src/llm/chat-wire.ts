@@ -8,22 +8,45 @@ import type {
   ToolCall,
 } from './model.ts';
 
+/** What the upstream accepts beyond the common fields. */
+export interface WireStyle {
+  /**
+   * An OpenAI reasoning model: the token limit goes as `max_completion_tokens`, and the
+   * sampling fields it refuses (`temperature`, `top_p`, penalties, `stop`) are left out.
+   */
+  reasoning?: boolean;
+}
+
 /**
- * The chat-completions body for a request. `extraBody` goes in first so the typed fields win;
- * messages go out as they are, including DeepAnalyze's `execute` role (vLLM hands it to the
- * chat template). Undefined fields are left out rather than sent as null.
+ * The chat-completions body for a request. The caller's extra sampling fields go in first,
+ * then the protocol's `extraBody`, then the typed fields, so each layer wins over the one
+ * before; messages go out as they are, including DeepAnalyze's `execute` role (vLLM hands it
+ * to the chat template). Undefined fields are left out rather than sent as null.
  */
-export function chatCompletionBody(upstreamModel: string, request: ModelRequest): Record<string, unknown> {
+export function chatCompletionBody(
+  upstreamModel: string,
+  request: ModelRequest,
+  style: WireStyle = {},
+): Record<string, unknown> {
   const body: Record<string, unknown> = {
+    ...request.extra,
     ...request.extraBody,
     model: upstreamModel,
     messages: request.messages.map(wireMessage),
   };
   if (request.tools?.length) body.tools = request.tools;
-  if (request.stop?.length) body.stop = request.stop;
   if (request.stopTokenIds?.length) body.stop_token_ids = request.stopTokenIds;
+  if (request.seed !== undefined) body.seed = request.seed;
+  if (style.reasoning) {
+    if (request.maxTokens !== undefined) body.max_completion_tokens = request.maxTokens;
+    return body;
+  }
+  if (request.stop?.length) body.stop = request.stop;
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.topP !== undefined) body.top_p = request.topP;
+  if (request.presencePenalty !== undefined) body.presence_penalty = request.presencePenalty;
+  if (request.frequencyPenalty !== undefined) body.frequency_penalty = request.frequencyPenalty;
   return body;
 }
 

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ConfigurationError } from '../errors/index.ts';
 import { formatIssues } from './format-issues.ts';
 import type { ModelEntry, ProtocolName } from './model.ts';
+import { SamplingWireSchema, samplingFromWire } from './sampling.ts';
 
 /** Why a URL cannot be a model's base URL, or undefined when it can (never echoes the URL: it may hold a key). */
 export function baseUrlProblem(value: string): string | undefined {
@@ -26,6 +27,7 @@ const ModelsFileSchema = z
       z
         .object({
           id: z.string().regex(/^\S+$/, 'must be a non-empty name without spaces'),
+          aliases: z.array(z.string().regex(/^\S+$/, 'must be a non-empty name without spaces')).optional(),
           protocol: z.enum(['deepanalyze', 'prompted', 'tools']),
           base_url: z.string().superRefine((value, context) => {
             const problem = baseUrlProblem(value);
@@ -38,6 +40,9 @@ const ModelsFileSchema = z
             .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the name of an environment variable')
             .optional(),
           description: z.string().optional(),
+          sampling: SamplingWireSchema.optional(),
+          grounding: z.enum(['check', 'repair', 'off']).optional(),
+          reasoning: z.boolean().optional(),
         })
         .strict()
         .refine((m) => m.api_key === undefined || m.api_key_env === undefined, {
@@ -87,15 +92,21 @@ export function readModelsFile(
   const missingApiKeys: Record<string, string> = {};
   const seen = new Set<string>();
   for (const [i, m] of parsed.data.models.entries()) {
-    if (m.id === 'offline')
+    if (m.id.toLowerCase() === 'offline')
       throw new ConfigurationError(
         `${where}: models[${i}] has the id "offline", which is the built-in analyst; pick another id`,
       );
-    if (seen.has(m.id))
-      throw new ConfigurationError(
-        `${where}: the id "${m.id}" is used twice (models[${i}]); ids must be unique`,
-      );
-    seen.add(m.id);
+    for (const name of [m.id, ...(m.aliases ?? [])]) {
+      if (name.toLowerCase() === 'offline' && name !== m.id)
+        throw new ConfigurationError(
+          `${where}: models[${i}] has the alias "${name}", the id of the built-in analyst; pick another alias`,
+        );
+      if (seen.has(name.toLowerCase()))
+        throw new ConfigurationError(
+          `${where}: the name "${name}" is used twice (models[${i}]); ids and aliases must be unique, ignoring case`,
+        );
+      seen.add(name.toLowerCase());
+    }
     let apiKey = m.api_key;
     if (m.api_key_env !== undefined) {
       apiKey = env[m.api_key_env]?.trim() || undefined;
@@ -108,6 +119,10 @@ export function readModelsFile(
       upstreamModel: m.model ?? m.id,
       ...(apiKey !== undefined ? { apiKey } : {}),
       ...(m.description !== undefined ? { description: m.description } : {}),
+      ...(m.aliases?.length ? { aliases: m.aliases } : {}),
+      ...(m.sampling ? { sampling: samplingFromWire(m.sampling) } : {}),
+      ...(m.grounding ? { grounding: m.grounding } : {}),
+      ...(m.reasoning !== undefined ? { reasoning: m.reasoning } : {}),
     });
   }
   return { defaultId: parsed.data.default, models, missingApiKeys };
@@ -144,7 +159,7 @@ export function environmentModel(env: Record<string, string | undefined>): Model
   }
   const problem = baseUrlProblem(url);
   if (problem) throw new ConfigurationError(`ANALYST_MODEL_URL ${problem}: set it to ${BASE_URL_HINT}`);
-  if (model === 'offline')
+  if (model.toLowerCase() === 'offline')
     throw new ConfigurationError(
       'ANALYST_MODEL is "offline", the id of the built-in analyst: unset ANALYST_MODEL_URL and ANALYST_MODEL to use it',
     );

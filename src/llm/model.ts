@@ -1,3 +1,5 @@
+import type { SamplingOptions } from './sampling.ts';
+
 /**
  * What a language model is to Analyst: something that takes chat messages and streams back
  * text and tool calls. Adapters (`openai-compatible.ts`) implement it; the agent only sees
@@ -28,17 +30,19 @@ export interface ToolDefinition {
   function: { name: string; description: string; parameters: Record<string, unknown> };
 }
 
-export interface ModelRequest {
+/**
+ * One model call. The sampling fields (`temperature`, `topP`, `maxTokens`, `seed`, the
+ * penalties, `extra`) are the caller's; the adapter fills unset ones from the model's defaults.
+ */
+export interface ModelRequest extends SamplingOptions {
   messages: ChatMessage[];
   tools?: ToolDefinition[];
   /** Stop strings; the text stops before them (vLLM reports which one as `stopReason`). */
   stop?: string[];
   /** vLLM: token ids that end generation (DeepAnalyze: [151676, 151645]). */
   stopTokenIds?: number[];
-  /** Extra body fields for OpenAI-compatible servers, e.g. `{ add_generation_prompt: false }`. */
+  /** Body fields the protocol needs, e.g. `{ add_generation_prompt: false }`; they win over `extra`. */
   extraBody?: Record<string, unknown>;
-  maxTokens?: number;
-  temperature?: number;
   /** Aborting stops the upstream request and ends the stream. */
   abortSignal?: AbortSignal;
 }
@@ -85,9 +89,19 @@ export interface LanguageModel {
 /** How the agent talks to a model (SPEC §4.1). */
 export type ProtocolName = 'deepanalyze' | 'prompted' | 'tools' | 'offline';
 
+/**
+ * How the agent checks the numbers of this model's answers (SPEC §4.6): `check` records
+ * which are grounded; `repair` also gives the model one more round to compute or remove
+ * ungrounded ones; `off` does neither.
+ */
+export type GroundingMode = 'check' | 'repair' | 'off';
+
 /** A configured model: where it is and which protocol it speaks. */
 export interface ModelEntry {
+  /** Matched case-insensitively. */
   id: string;
+  /** Other names it answers to (case-insensitive), e.g. `deepanalyze-8b` for `DeepAnalyze-8B`. */
+  aliases?: string[];
   protocol: ProtocolName;
   /** OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1. Absent for `offline`. */
   baseUrl?: string;
@@ -95,4 +109,13 @@ export interface ModelEntry {
   upstreamModel?: string;
   apiKey?: string;
   description?: string;
+  /** Sampling defaults for this model (over the protocol's, under the request's). */
+  sampling?: SamplingOptions;
+  /** Grounding unless a request says otherwise. Default `check`. */
+  grounding?: GroundingMode;
+  /**
+   * An OpenAI reasoning model: `max_completion_tokens` instead of `max_tokens`, and no
+   * temperature, top_p, penalties or stop strings. Default: inferred from the upstream name.
+   */
+  reasoning?: boolean;
 }

@@ -11,10 +11,12 @@ import {
   stopReasonOf,
   toolCallsOf,
   usageOf,
+  type WireStyle,
 } from './chat-wire.ts';
 import { ModelError } from './errors/model-error.ts';
 import type { LanguageModel, ModelRequest, ModelResponse, ModelStreamPart } from './model.ts';
 import { retryDelayMs, sleep } from './retry.ts';
+import { isReasoningModel, mergeSampling, type SamplingOptions } from './sampling.ts';
 import { requestAborted as abortError, UpstreamCall } from './upstream-call.ts';
 import { describeUpstreamFailure, normalizingFetch } from './upstream-error.ts';
 
@@ -37,6 +39,13 @@ export interface OpenAICompatibleOptions {
   idleTimeoutMs?: number;
   /** The `fetch` used for HTTP. Default `globalThis.fetch`. */
   fetch?: typeof fetch;
+  /** Sampling used where a request leaves a field unset (the model's documented defaults). */
+  defaults?: SamplingOptions;
+  /**
+   * An OpenAI reasoning model (`max_completion_tokens`, no temperature, top_p, penalties or
+   * stop strings). Default: inferred from `upstreamModel` (o1, o3, o4-mini, gpt-5…).
+   */
+  reasoning?: boolean;
 }
 
 /** The openai client's own timeout is disabled (its maximum): our deadlines govern. */
@@ -57,6 +66,8 @@ export class OpenAICompatibleModel implements LanguageModel {
   readonly #retryBaseDelayMs: number;
   readonly #firstByteTimeoutMs: number;
   readonly #idleTimeoutMs: number;
+  readonly #defaults: SamplingOptions;
+  readonly #style: WireStyle;
 
   constructor(options: OpenAICompatibleOptions) {
     this.id = options.id;
@@ -67,6 +78,8 @@ export class OpenAICompatibleModel implements LanguageModel {
     this.#retryBaseDelayMs = Math.max(0, options.retryBaseDelayMs ?? 500);
     this.#firstByteTimeoutMs = options.firstByteTimeoutMs ?? 120_000;
     this.#idleTimeoutMs = options.idleTimeoutMs ?? 120_000;
+    this.#defaults = options.defaults ?? {};
+    this.#style = { reasoning: options.reasoning ?? isReasoningModel(options.upstreamModel) };
     this.#client = new OpenAI({
       baseURL: options.baseUrl,
       // Pass every credential explicitly: the client would otherwise read OPENAI_API_KEY and
@@ -95,7 +108,7 @@ export class OpenAICompatibleModel implements LanguageModel {
   async *#streamOnce(request: ModelRequest, call: UpstreamCall): AsyncGenerator<ModelStreamPart> {
     call.arm('firstByteTimeoutMs', this.#firstByteTimeoutMs);
     const body = {
-      ...chatCompletionBody(this.#upstreamModel, request),
+      ...this.#body(request),
       stream: true,
       stream_options: { include_usage: true },
     };
@@ -123,7 +136,7 @@ export class OpenAICompatibleModel implements LanguageModel {
 
   async *#completeOnce(request: ModelRequest, call: UpstreamCall): AsyncGenerator<ModelResponse> {
     call.arm('firstByteTimeoutMs', this.#firstByteTimeoutMs);
-    const body = { ...chatCompletionBody(this.#upstreamModel, request), stream: false };
+    const body = { ...this.#body(request), stream: false };
     const completion = await this.#client.chat.completions.create(
       body as unknown as ChatCompletionCreateParamsNonStreaming,
       { signal: call.signal },
@@ -140,6 +153,13 @@ export class OpenAICompatibleModel implements LanguageModel {
       stopReason: stopReasonOf(choice),
       ...(usage ? { usage } : {}),
     };
+  }
+
+  /** The wire body: the request over this model's sampling defaults, in the style it accepts. */
+  #body(request: ModelRequest): Record<string, unknown> {
+    const { messages, tools, stopTokenIds, extraBody, abortSignal: _, ...sampling } = request;
+    const merged = { ...mergeSampling(this.#defaults, sampling), messages, tools, stopTokenIds, extraBody };
+    return chatCompletionBody(this.#upstreamModel, merged, this.#style);
   }
 
   /**

@@ -3,6 +3,7 @@ import { UnknownModelError } from './errors/unknown-model-error.ts';
 import type { LanguageModel, ModelEntry } from './model.ts';
 import { environmentModel, readModelsFile } from './model-config.ts';
 import { OpenAICompatibleModel, type OpenAICompatibleOptions } from './openai-compatible.ts';
+import { mergeSampling, PROTOCOL_SAMPLING_DEFAULTS } from './sampling.ts';
 
 /** The built-in analyst (SPEC §4.1): always configured, the default when nothing else is. */
 export const OFFLINE_MODEL: ModelEntry = {
@@ -15,7 +16,7 @@ export const OFFLINE_MODEL: ModelEntry = {
 /** How models are called: everything but where they are (timeouts, retries, `fetch`). */
 export type LanguageModelOptions = Omit<
   OpenAICompatibleOptions,
-  'id' | 'baseUrl' | 'upstreamModel' | 'apiKey'
+  'id' | 'baseUrl' | 'upstreamModel' | 'apiKey' | 'defaults' | 'reasoning'
 >;
 
 export interface ModelRegistryOptions {
@@ -27,25 +28,44 @@ export interface ModelRegistryOptions {
   missingApiKeys?: Record<string, string>;
 }
 
-/** The models Analyst knows, by id. Entries carry API keys: never serialize them whole. */
+/**
+ * The models Analyst knows, by id or alias, ignoring case (DeepAnalyze's clients ask for
+ * `deepanalyze-8b`, vLLM serves `DeepAnalyze-8B`). Entries carry API keys: never serialize
+ * them whole.
+ */
 export class ModelRegistry {
   readonly #models: Map<string, ModelEntry>;
+  /** Lower-cased ids and aliases → entries. */
+  readonly #names: Map<string, ModelEntry>;
   readonly #defaultId: string;
   readonly #missingApiKeys: Record<string, string>;
 
   constructor(options: ModelRegistryOptions) {
     this.#models = new Map();
-    for (const model of options.models) {
-      if (this.#models.has(model.id))
-        throw new ConfigurationError(`the model id "${model.id}" is configured twice; ids must be unique`);
+    this.#names = new Map();
+    const models = options.models.some((m) => m.id.toLowerCase() === OFFLINE_MODEL.id)
+      ? options.models
+      : [...options.models, OFFLINE_MODEL];
+    for (const model of models) {
+      for (const name of [model.id, ...(model.aliases ?? [])]) {
+        const taken = this.#names.get(name.toLowerCase());
+        if (taken)
+          throw new ConfigurationError(
+            taken.id === model.id && name === model.id
+              ? `the model id "${model.id}" is configured twice; ids must be unique`
+              : `the model name "${name}" is configured twice (for "${taken.id}" and "${model.id}"); ids and aliases must be unique, ignoring case`,
+          );
+        this.#names.set(name.toLowerCase(), model);
+      }
       this.#models.set(model.id, model);
     }
-    if (!this.#models.has(OFFLINE_MODEL.id)) this.#models.set(OFFLINE_MODEL.id, OFFLINE_MODEL);
-    this.#defaultId = options.defaultId ?? options.models[0]?.id ?? OFFLINE_MODEL.id;
-    if (!this.#models.has(this.#defaultId))
+    const defaultId = options.defaultId ?? options.models[0]?.id ?? OFFLINE_MODEL.id;
+    const fallback = this.#names.get(defaultId.toLowerCase());
+    if (!fallback)
       throw new ConfigurationError(
-        `the default model "${this.#defaultId}" is not configured; known: ${this.#ids().join(', ')}`,
+        `the default model "${defaultId}" is not configured; known: ${this.#ids().join(', ')}`,
       );
+    this.#defaultId = fallback.id;
     this.#missingApiKeys = { ...options.missingApiKeys };
   }
 
@@ -53,9 +73,9 @@ export class ModelRegistry {
     return [...this.#models.values()];
   }
 
-  /** Throws `UnknownModelError` (404) naming the known ids. */
+  /** By id or alias, ignoring case. Throws `UnknownModelError` (404) naming the known ids. */
   get(id: string): ModelEntry {
-    const model = this.#models.get(id);
+    const model = this.#names.get(id.toLowerCase());
     if (!model)
       throw new UnknownModelError(
         `unknown model "${id}": the configured models are ${this.#ids().join(', ')}`,
@@ -87,7 +107,7 @@ export class ModelRegistry {
       throw new ConfigurationError(
         `model "${id}" has no base URL: give it the server's OpenAI-compatible URL`,
       );
-    const keyVariable = this.#missingApiKeys[id];
+    const keyVariable = this.#missingApiKeys[model.id];
     if (keyVariable !== undefined)
       throw new ConfigurationError(
         `model "${id}" takes its API key from ${keyVariable} (api_key_env), which is not set: export ${keyVariable}`,
@@ -98,6 +118,8 @@ export class ModelRegistry {
       baseUrl: model.baseUrl,
       upstreamModel: model.upstreamModel ?? model.id,
       apiKey: model.apiKey,
+      defaults: mergeSampling(PROTOCOL_SAMPLING_DEFAULTS[model.protocol], model.sampling),
+      ...(model.reasoning !== undefined ? { reasoning: model.reasoning } : {}),
     });
   }
 
@@ -131,10 +153,12 @@ export function loadModelRegistry(options: LoadModelRegistryOptions = {}): Model
   const variable = options.file !== undefined ? undefined : 'ANALYST_MODELS_FILE';
   const fromFile = readModelsFile(file, variable, env);
   const models = [...fromFile.models];
-  if (fromEnv && !models.some((m) => m.id === fromEnv.id)) models.push(fromEnv);
+  const taken = new Set(models.flatMap((m) => [m.id, ...(m.aliases ?? [])].map((n) => n.toLowerCase())));
+  if (fromEnv && !taken.has(fromEnv.id.toLowerCase())) models.push(fromEnv);
   const defaultId = fromFile.defaultId ?? fromEnv?.id ?? models[0]?.id;
-  if (fromFile.defaultId !== undefined && fromFile.defaultId !== OFFLINE_MODEL.id) {
-    if (!models.some((m) => m.id === fromFile.defaultId))
+  if (fromFile.defaultId !== undefined && fromFile.defaultId.toLowerCase() !== OFFLINE_MODEL.id) {
+    const wanted = fromFile.defaultId.toLowerCase();
+    if (!models.some((m) => [m.id, ...(m.aliases ?? [])].some((name) => name.toLowerCase() === wanted)))
       throw new ConfigurationError(
         `the models file ${file} names the default "${fromFile.defaultId}", which it does not configure; ` +
           `use one of ${[...models.map((m) => m.id), OFFLINE_MODEL.id].join(', ')}`,

@@ -1,5 +1,6 @@
 import type { Artifact } from '../sandbox/sandbox.ts';
 import { appendixMarkdown, endingSentence } from './appendix.ts';
+import { markUngrounded } from './grounding-marks.ts';
 import { artifactExists, baseName, imageKindOf } from './images.ts';
 import {
   blockquote,
@@ -24,7 +25,10 @@ export type ChartResolver = (artifact: Artifact) => Promise<ChartEmbed>;
  * Chart paths are workspace-relative, so the report sits at the workspace's root (as in
  * the CLI's output folder).
  */
-export async function renderMarkdownReport(record: ThreadHistory, readArtifact: ReadArtifact): Promise<string> {
+export async function renderMarkdownReport(
+  record: ThreadHistory,
+  readArtifact: ReadArtifact,
+): Promise<string> {
   return buildReportMarkdown(readThread(record), async (artifact) =>
     (await artifactExists(readArtifact, artifact.path))
       ? { kind: 'image', url: linkDestination(artifact.path) }
@@ -63,8 +67,11 @@ function answerMarkdown(view: ThreadView): string[] {
   }
   if (run.question.trim() !== view.question.trim())
     parts.push(`*In reply to:* ${escapeInline(run.question)}`);
-  if (run.answer !== undefined) parts.push(proseMarkdown(run.answer));
-  else parts.push(`**No answer.** ${endingSentence(run)}`);
+  if (run.answer !== undefined) {
+    const marked = markUngrounded(run.answer, run.grounding);
+    parts.push(proseMarkdown(marked.text));
+    if (marked.note) parts.push(blockquote(`*${marked.note}*`));
+  } else parts.push(`**No answer.** ${endingSentence(run)}`);
   const later = view.runs.slice(main + 1);
   if (later.length > 0) {
     parts.push('## Later in this thread');

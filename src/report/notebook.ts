@@ -1,4 +1,5 @@
 import { cellMarkdown, endingSentence } from './appendix.ts';
+import { markUngrounded } from './grounding-marks.ts';
 import { ImageBudget, type ImageDecision } from './image-budget.ts';
 import { baseName, imageKindOf } from './images.ts';
 import { blockquote, closeOpenFence, codeSpan, escapeInline } from './markdown-text.ts';
@@ -75,7 +76,14 @@ async function writeRun(writer: CellWriter, run: RunView, read: ImageReader): Pr
       writer.code(step, await outputsOf(step, read));
     }
   }
-  if (run.answer !== undefined) writer.markdown(`## Answer\n\n${closeOpenFence(run.answer)}`);
+  if (run.answer !== undefined) {
+    const marked = markUngrounded(run.answer, run.grounding);
+    const note = marked.note ? `\n\n${blockquote(`*${marked.note}*`)}` : '';
+    writer.markdown(
+      `## Answer\n\n${closeOpenFence(marked.text)}${note}`,
+      run.grounding ? { analyst: { grounding: run.grounding } } : undefined,
+    );
+  }
   if (run.answer === undefined) writer.markdown(`**No answer.** ${endingSentence(run)}`);
   else if (run.status !== 'completed') writer.markdown(`*${endingSentence(run)}*`);
 }
@@ -168,11 +176,11 @@ class CellWriter {
   readonly cells: NotebookCell[] = [];
   private executed = 0;
 
-  markdown(text: string): void {
+  markdown(text: string, metadata: Record<string, unknown> = {}): void {
     const cell: MarkdownCell = {
       cell_type: 'markdown',
       id: this.nextId('md'),
-      metadata: {},
+      metadata,
       source: toLines(text),
     };
     this.cells.push(cell);

@@ -1,4 +1,6 @@
 import type { RunStatus } from '../agent/events.ts';
+import type { GroundedNumber } from '../agent/grounding/types.ts';
+import { parseInstructionPrompt, questionTitle } from '../agent/prompt/instruction.ts';
 import {
   type CellStep,
   type RunView as LiveRunView,
@@ -26,6 +28,8 @@ export interface RunView {
   status: RunStatus | 'unfinished';
   reason?: string;
   answer?: string;
+  /** The answer's numbers and whether each appears in what the run executed. */
+  grounding?: GroundedNumber[];
   steps: Step[];
 }
 
@@ -40,7 +44,10 @@ export interface ThreadView {
 /** Splits a thread's events into runs and reads each one. */
 export function readThread(record: ThreadHistory): ThreadView {
   return {
-    title: oneLine(record.title) || 'Analysis',
+    // Threads titled by an older version with a DeepAnalyze-style prompt's `# Instruction` heading.
+    title:
+      (parseInstructionPrompt(record.title) ? questionTitle(record.title) : oneLine(record.title)) ||
+      'Analysis',
     question: record.question,
     model: record.model,
     createdAt: record.createdAt,
@@ -88,6 +95,8 @@ function forDocuments(run: LiveRunView, threadQuestion: string): RunView {
   if (run.reason) view.reason = run.reason;
   const answer = run.answer?.trim();
   if (answer) view.answer = answer;
+  const final = run.steps.findLast((s) => s.kind === 'answer' && s.complete);
+  if (answer && final?.kind === 'answer' && final.grounding) view.grounding = final.grounding;
   return view;
 }
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { questionTitle } from '../agent/prompt/instruction.ts';
 import type { ChatMessage } from '../llm/model.ts';
 
 export function messageId(): string {
@@ -14,11 +15,10 @@ export function lastQuestion(messages: ChatMessage[]): string | undefined {
   return undefined;
 }
 
-/** A thread's title from its first question: the first line, cut near 80 characters. */
+/**
+ * A thread's title from its first question: the first line, cut near 80 characters; for a
+ * prompt in DeepAnalyze's format, its instruction's first line (not `# Instruction`).
+ */
 export function titleOf(question: string): string {
-  const line = question.trim().split('\n')[0]?.trim() ?? '';
-  if (line.length <= 80) return line;
-  const cut = line.slice(0, 80);
-  const space = cut.lastIndexOf(' ');
-  return `${cut.slice(0, space > 40 ? space : 80)}…`;
+  return questionTitle(question);
 }

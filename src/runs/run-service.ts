@@ -1,8 +1,11 @@
+import type { RunLimits } from '../agent/budget.ts';
 import type { AgentEvent } from '../agent/events.ts';
+import { readTextFrom } from '../agent/grounding/evidence.ts';
 import { cellProtocol } from '../agent/protocols/cell.ts';
 import { runAnalysis } from '../agent/run-analysis.ts';
 import { ConflictError, isAnalystError, NotFoundError } from '../errors/index.ts';
-import type { ChatMessage, LanguageModel, ModelEntry } from '../llm/model.ts';
+import type { ChatMessage, GroundingMode, LanguageModel, ModelEntry } from '../llm/model.ts';
+import type { SamplingOptions } from '../llm/sampling.ts';
 import type { SandboxManager } from '../sandbox/sandbox.ts';
 import type { FileRecord, RunRecord, Store, StoredEvent, ThreadRecord } from '../store/store.ts';
 import type { Workspace } from '../workspace/workspace.ts';
@@ -35,6 +38,12 @@ export interface StartRun {
   cell?: { code: string; timeoutMs?: number };
   /** How `<File>` blocks link a workspace file. */
   fileUrl?: (path: string) => string;
+  /** Caps of this run (rounds, tokens, time); default: the agent's. */
+  limits?: Partial<RunLimits>;
+  /** The client's sampling options (temperature, top_p, max_tokens, seed, …), sent with every model call. */
+  sampling?: SamplingOptions;
+  /** How the answer's numbers are checked (SPEC §4.6). Default: the model's setting, else `check`. */
+  grounding?: GroundingMode;
 }
 
 export interface RunServiceOptions {
@@ -354,7 +363,11 @@ export class RunService {
         abortSignal: live.controller.signal,
         disallowedTools: this.options.disallowedTools,
         fileUrl: request.fileUrl,
+        limits: request.limits,
         runId: live.id,
+        sampling: request.sampling,
+        grounding: request.grounding ?? request.entry.grounding,
+        readTextFile: readTextFrom(workspace),
       });
       for await (const event of events) await emit(event);
     } catch (error) {

@@ -1,7 +1,7 @@
 import { SandboxUnavailableError } from './errors/sandbox-unavailable-error.ts';
 import { hostResult } from './exec-result.ts';
 import { validateCode } from './limits.ts';
-import type { AllocatedWorkspace, ExecResult, SandboxManager, SandboxStatus } from './sandbox.ts';
+import type { AllocatedWorkspace, ExecResult, SandboxManager, SandboxStatus, TaskPool } from './sandbox.ts';
 
 /**
  * The sandbox when execution is turned off (`ANALYST_SANDBOX=off`, e.g. the Compose set-up
@@ -22,6 +22,10 @@ export class DisabledSandbox implements SandboxManager {
   }
 
   async allocateWorkspace(): Promise<AllocatedWorkspace> {
+    throw new SandboxUnavailableError(this.reason);
+  }
+
+  async createTaskPool(): Promise<TaskPool> {
     throw new SandboxUnavailableError(this.reason);
   }
 

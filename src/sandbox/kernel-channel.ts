@@ -54,6 +54,8 @@ export interface KernelRunRequest {
   max_output_bytes: number;
   max_file_bytes: number;
   stateful: boolean;
+  /** Empty /workspace after the cell (task pools, whose /workspace is a tmpfs). */
+  clear_workspace?: boolean;
 }
 
 /** A cell's end as seen by the host: the kernel's report plus the output it streamed. */

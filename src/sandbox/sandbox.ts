@@ -70,6 +70,34 @@ export interface AllocatedWorkspace {
   warm: boolean;
 }
 
+/** How a task pool is made. */
+export interface TaskPoolOptions {
+  /** Containers running tasks in parallel, one task at a time each. Default 1, at most 32. */
+  workers?: number;
+  /**
+   * Modules each kernel imports once, before it forks a process per task (dotted names, e.g.
+   * `sklearn.linear_model`); those the image lacks are skipped. Default: numpy, pandas, matplotlib.
+   */
+  preloadModules?: readonly string[];
+}
+
+/**
+ * Containers for many short, unrelated programs (an evaluation): each task runs in a fresh
+ * process forked from a kernel that has the pool's modules imported already, with cwd a tmpfs
+ * `/workspace`. After every task the kernel kills whatever it left running and empties
+ * `/workspace` and `/tmp`, so nothing of one task reaches the next. A container that a task
+ * killed (memory) or that stopped answering is replaced; the pool keeps running.
+ */
+export interface TaskPool {
+  readonly workers: number;
+  /** Runs one task on the next free container (waits while all are busy). Never throws for the task's own failures. */
+  run(request: CellRequest): Promise<ExecResult>;
+  /** The modules a kernel of this pool imported, with their versions (starts a container if none runs). */
+  preloaded(): Promise<Record<string, string>>;
+  /** Removes every container of the pool; tasks still waiting get `cancelled`. */
+  close(): Promise<void>;
+}
+
 export interface SandboxStatus {
   endpoint: string;
   image: string;
@@ -97,6 +125,8 @@ export interface SandboxManager {
   runEphemeral(request: EphemeralRequest): Promise<ExecResult>;
   /** A new empty workspace, served from the warm pool (with a started sandbox on it) if possible. */
   allocateWorkspace(): Promise<AllocatedWorkspace>;
+  /** A pool of warm containers for isolated tasks (see TaskPool); close it when done. */
+  createTaskPool(options?: TaskPoolOptions): Promise<TaskPool>;
   /** The sessions with a live container here (for per-key limits); absent: not known. */
   liveSessions?(): LiveSession[];
   /** Removes the session's sandbox (the workspace stays); resolves when its container is gone. */

@@ -9,13 +9,16 @@ import { API_ROUTES, openApiDocument } from './openapi.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
 import { registerChatRoutes } from './routes/chat-completions.ts';
 import { registerExecRoutes } from './routes/exec.ts';
+import { registerExportRoutes } from './routes/export.ts';
 import { registerFileRoutes } from './routes/files.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerModelRoutes } from './routes/models.ts';
+import { registerPreviewRoutes } from './routes/preview.ts';
 import { registerReportRoutes } from './routes/reports.ts';
 import { registerRunRoutes } from './routes/runs.ts';
 import { registerThreadFileRoutes } from './routes/thread-files.ts';
 import { registerThreadRoutes } from './routes/threads.ts';
+import { registerWebRoutes } from './routes/web.ts';
 import { toWireError, wire } from './wire-error.ts';
 
 /** Routes that need no key, from the API's one description (OpenAPI `{id}` → Fastify `:id`). */
@@ -29,6 +32,8 @@ export const REGISTERED_ROUTES = Symbol('registered routes');
 export interface AppOptions {
   /** pino options, or false for no logs (tests). */
   logger?: boolean | { level: string };
+  /** The built web UI served at `/`. Default `web/dist` of this checkout. */
+  webDist?: string;
 }
 
 /** The HTTP API of SPEC §5 on Fastify; every failure leaves as OpenAI's error shape. */
@@ -68,7 +73,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   // raw URL can be percent-encoded around any prefix check).
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    if (!PUBLIC_ROUTES.has(request.routeOptions.url ?? '')) {
+    if (request.routeOptions.config?.public !== true && !PUBLIC_ROUTES.has(request.routeOptions.url ?? '')) {
       request.owner = ownerOf(request.headers.authorization, deps.config.keys);
       deps.limits.checkRequest(request.owner);
     }
@@ -105,5 +110,8 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   registerReportRoutes(app, deps);
   registerExecRoutes(app, deps);
   registerAdminRoutes(app, deps);
+  registerPreviewRoutes(app, deps);
+  registerExportRoutes(app, deps);
+  registerWebRoutes(app, { dist: options.webDist });
   return app;
 }

@@ -172,6 +172,24 @@ export const API_ROUTES: ApiRoute[] = [
     response: text('bytes', 'application/octet-stream'),
   },
   {
+    method: 'delete',
+    path: '/v1/threads/{id}/files/{path}',
+    summary: 'Delete a workspace file or folder',
+    errors: [409],
+  },
+  {
+    method: 'get',
+    path: '/v1/threads/{id}/preview/{path}',
+    summary:
+      'A page of a workspace file (query offset, limit ≤ 1000, sheet, table): CSV/TSV, Excel sheets, SQLite tables, Parquet, JSON, text; or its kind (image, pdf, binary)',
+  },
+  {
+    method: 'get',
+    path: '/v1/threads/{id}/export',
+    summary: 'The workspace as a ZIP, streamed (query format=zip)',
+    response: text('a ZIP archive', 'application/zip'),
+  },
+  {
     method: 'post',
     path: '/v1/threads/{id}/exec',
     summary: "Run a cell in the thread's sandbox",

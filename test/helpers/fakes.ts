@@ -11,6 +11,7 @@ import type {
   ExecResult,
   SandboxManager,
   SandboxStatus,
+  TaskPool,
 } from '../../src/sandbox/sandbox.ts';
 import type { Workspace } from '../../src/workspace/workspace.ts';
 
@@ -105,6 +106,10 @@ export class FakeSandbox implements SandboxManager {
 
   async allocateWorkspace(): Promise<AllocatedWorkspace> {
     throw new Error('the fake sandbox makes no workspaces');
+  }
+
+  async createTaskPool(): Promise<TaskPool> {
+    throw new Error('the fake sandbox has no task pools');
   }
 
   async closeSession(): Promise<void> {}

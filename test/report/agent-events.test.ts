@@ -81,6 +81,7 @@ function scriptedSandbox(results: Array<[snippet: string, result: ExecResult]>):
     runCell: (_session, request) => run(request),
     runEphemeral: (request) => run(request),
     allocateWorkspace: () => Promise.reject(new Error('not used')),
+    createTaskPool: () => Promise.reject(new Error('not used')),
     closeSession: async () => {},
     releaseWorkspace: async () => {},
     status: () => Promise.reject(new Error('not used')),

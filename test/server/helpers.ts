@@ -38,6 +38,8 @@ export async function startTestServer(
   options: {
     script?: ScriptInput;
     protocol?: ProtocolName;
+    /** Settings of the scripted model's entry (aliases, sampling, grounding…). */
+    model?: Partial<ModelEntry>;
     env?: Record<string, string>;
     dataDir?: string;
     store?: StoreKind;
@@ -54,6 +56,7 @@ export async function startTestServer(
           protocol: options.protocol ?? 'deepanalyze',
           baseUrl: scripted.url,
           upstreamModel: 'scripted',
+          ...options.model,
         },
       ]
     : [];

@@ -102,3 +102,23 @@ describe('hardened container spec', () => {
     assert.equal(custom.HostConfig!.PidsLimit, 32);
   });
 });
+
+describe('task-pool containers: the preload list reaches the kernel, nothing else changes', () => {
+  test('ANALYST_KERNEL_PRELOAD holds the module names; the hardening is the same', () => {
+    const plain = sandboxContainerSpec(base);
+    const task = sandboxContainerSpec({ ...base, preloadModules: ['numpy', 'sklearn.linear_model'] });
+    assert.ok(task.Env!.includes('ANALYST_KERNEL_PRELOAD=numpy,sklearn.linear_model'));
+    assert.deepEqual(
+      task.Env!.filter((e) => !e.startsWith('ANALYST_KERNEL_PRELOAD=')),
+      plain.Env,
+    );
+    assert.deepEqual(task.HostConfig, plain.HostConfig);
+  });
+  test('anything but a dotted module name is refused', () => {
+    for (const bad of ['numpy,os', 'a b', '', '1abc', 'x;rm', 'numpy\nFOO=1'])
+      assert.throws(
+        () => sandboxContainerSpec({ ...base, preloadModules: [bad] }),
+        /not a Python module name/,
+      );
+  });
+});

@@ -39,3 +39,19 @@ test('image names split into repository and tag, registry ports included', () =>
   ]);
   assert.deepEqual(splitImageName('registry.local:5000/sandbox:v2'), ['registry.local:5000/sandbox', 'v2']);
 });
+
+test('profiles: default adds the small libraries benchmarks import, full adds the heavy ones under its own hash', async () => {
+  const { debianPackages, DEBIAN_FULL_PACKAGES } = await import('../../src/sandbox/image/recipe.ts');
+  for (const name of ['python3-networkx', 'python3-yaml', 'python3-xgboost', 'python3-lmfit'])
+    assert.ok(debianPackages('default').includes(name), name);
+  assert.ok(!debianPackages('default').includes('python3-gensim'), 'gensim brings 1.2 GB of cloud SDKs');
+  assert.ok(!debianPackages('default').includes('python3-torch'));
+  assert.deepEqual(debianPackages('full'), [...debianPackages('default'), ...DEBIAN_FULL_PACKAGES]);
+  assert.ok(
+    debianPackages('full').includes('python3-torch') && debianPackages('full').includes('python3-gensim'),
+  );
+  assert.notEqual(recipeHash('debian', 'bookworm', 'full'), recipeHash('debian', 'bookworm'));
+  assert.equal(recipeHash('debian', 'bookworm', 'default'), recipeHash('debian', 'bookworm'));
+  assert.match(dockerfileText('full'), /torch/);
+  assert.doesNotMatch(dockerfileText(), /torch/);
+});

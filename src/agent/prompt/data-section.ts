@@ -13,9 +13,3 @@ export async function dataSection(workspace: Workspace): Promise<string> {
     })
     .join('');
 }
-
-/** The latest user message as DeepAnalyze expects it; no `# Data` when the workspace is empty. */
-export function instructionPrompt(question: string, data: string): string {
-  const instruction = `# Instruction\n${question.trim()}`;
-  return data ? `${instruction}\n\n# Data\n${data}` : instruction;
-}

@@ -38,7 +38,14 @@ export async function* modelRound(
   let reported: { promptTokens: number; completionTokens: number } | undefined;
   let terminated = false;
   const calls = new Map<number, { id?: string; name?: string; arguments: string }>();
-  const stream = model.stream({ ...request, abortSignal: context.abortSignal });
+  // The client's sampling, with the protocol's stop strings first (they are what the loop needs).
+  const stop = [...new Set([...(request.stop ?? []), ...(context.sampling.stop ?? [])])];
+  const stream = model.stream({
+    ...context.sampling,
+    ...request,
+    ...(stop.length ? { stop } : {}),
+    abortSignal: context.abortSignal,
+  });
   for await (const part of stream) {
     if (part.type === 'text-delta') {
       const before = text.length;

@@ -4,7 +4,8 @@ import { cellEvents, outputForModel, sessionCell } from '../cells.ts';
 import type { RunContext } from '../context.ts';
 import { CapReachedError } from '../errors/cap-reached-error.ts';
 import type { AgentEvent } from '../events.ts';
-import { dataSection, instructionPrompt } from '../prompt/data-section.ts';
+import { dataSection } from '../prompt/data-section.ts';
+import { instructionPrompt } from '../prompt/instruction.ts';
 import type { AgentProtocol, ProtocolOutcome } from '../protocol.ts';
 import { extractCode, parseSections } from '../transcript/tags.ts';
 import { modelRound } from './model-round.ts';
@@ -24,6 +25,11 @@ export interface TaggedProtocolConfig {
 
 const CODE_CLOSE = '</Code>';
 const ANSWER_CLOSE = '</Answer>';
+const REPAIR_HOW_TO_ANSWER =
+  'Then give the whole corrected final answer again between <Answer> and </Answer>.';
+/** Shown when a repair round starts (SPEC §4.6). */
+export const REPAIR_NOTICE =
+  'the answer quotes numbers that appear in no output: one more round asks the model to compute or remove them';
 
 /**
  * The loop DeepAnalyze-8B was trained on: the model writes <Analyze>/<Understand> and one
@@ -69,9 +75,18 @@ async function* runTagged(
     const last = sections[sections.length - 1];
     const answer = sections.filter((s) => s.tag === 'Answer').pop();
     if (answer && (answer.closed || result.finishReason !== 'length')) {
-      if (!answer.closed) yield { type: 'text-delta', round, text: ANSWER_CLOSE };
+      if (!answer.closed) {
+        text += ANSWER_CLOSE;
+        yield { type: 'text-delta', round, text: ANSWER_CLOSE };
+      }
       yield { type: 'answer-end', round, text: answer.content.trim() };
-      return { answer: answer.content.trim() };
+      const repair = context.repairAnswer(REPAIR_HOW_TO_ANSWER);
+      if (!repair) return { answer: answer.content.trim() };
+      yield { type: 'notice', round, message: REPAIR_NOTICE };
+      messages.push({ role: 'assistant', content: text }, { role: 'user', content: repair });
+      pending = '';
+      lengthFinishes = 0;
+      continue;
     }
 
     const truncated = result.finishReason === 'length';

@@ -11,6 +11,7 @@ import { TOOL_DEFINITIONS, TOOL_NAMES, type ToolName } from '../tools/definition
 import { runQuery } from '../tools/query-tool.ts';
 import { TurnResults } from '../tools/turn-results.ts';
 import { modelRound } from './model-round.ts';
+import { REPAIR_NOTICE } from './tagged.ts';
 
 const QueryArgs = z.object({ sql: z.string().trim().min(1, 'sql is empty') }).strict();
 const PythonExecArgs = z
@@ -64,7 +65,14 @@ async function* runTools(context: RunContext): AsyncGenerator<AgentEvent, Protoc
       }
       yield { type: 'text-delta', round, text: `<Answer>\n${text}\n</Answer>\n` };
       yield { type: 'answer-end', round, text };
-      return { answer: text };
+      const repair = context.repairAnswer(
+        'Then reply with the whole corrected final answer, without a tool call. Cite rids.',
+      );
+      if (!repair) return { answer: text };
+      yield { type: 'notice', round, message: REPAIR_NOTICE };
+      messages.push({ role: 'assistant', content: result.text }, { role: 'user', content: repair });
+      lengthFinishes = 0;
+      continue;
     }
 
     lengthFinishes = 0;
@@ -113,6 +121,7 @@ async function* handleCall(
     let message = '';
     yield* cellEvents({ round, cellId, language: 'sql', code: sql, inText: false }, async (onOutput) => {
       const outcome = await runQuery(context, turn, call.id, sql, onOutput);
+      context.noteQueryRows(cellId, outcome.result.rows);
       message = outcome.message;
       return outcome.display;
     });

@@ -1,5 +1,6 @@
 import type { Artifact, ExecResult } from '../../sandbox/sandbox.ts';
 import type { AgentEvent, RunStatus, TokenCount } from '../events.ts';
+import type { GroundedNumber } from '../grounding/types.ts';
 import { extractCode } from '../transcript/tags.ts';
 import { TagScanner, type TagToken } from './tag-scanner.ts';
 
@@ -60,6 +61,8 @@ export interface AnswerStep {
   text: string;
   /** True once the answer is final (`answer-end`). */
   complete: boolean;
+  /** Its numbers and whether each appears in what the run executed (`answer-grounding`). */
+  grounding?: GroundedNumber[];
   round: number;
 }
 
@@ -210,6 +213,15 @@ export class StepBuilder {
         }
         view.answer = event.text;
         updates.push({ type: 'run-changed' });
+        break;
+      }
+      case 'answer-grounding': {
+        const last = view.steps.findLastIndex((s) => s.kind === 'answer');
+        const step = view.steps[last];
+        if (step?.kind === 'answer') {
+          step.grounding = event.numbers;
+          updates.push({ type: 'step-changed', index: last });
+        }
         break;
       }
       case 'run-end':

@@ -1,4 +1,5 @@
 import type { AgentEvent } from '../../agent/events.ts';
+import type { GroundedNumber } from '../../agent/grounding/types.ts';
 import { type CellStep, StepBuilder, type StepUpdate } from '../../agent/view/steps.ts';
 
 const STYLE = {
@@ -50,6 +51,7 @@ export class TerminalPrinter {
     if (event.type === 'run-start')
       this.line(this.paint('dim', `analyst: ${event.model} (${event.protocol}) — ${event.run_id}`));
     for (const update of this.builder.push(event)) this.apply(update);
+    if (event.type === 'answer-grounding') this.grounding(event.numbers);
     if (event.type === 'run-end') {
       this.closeSection();
       const colour = event.status === 'completed' ? 'green' : event.status === 'cancelled' ? 'yellow' : 'red';
@@ -124,6 +126,28 @@ export class TerminalPrinter {
       this.line(this.paint('cyan', `   ${artifact.change}: ${artifact.path} (${artifact.bytes} bytes)`));
     }
     seen.files = cell.artifacts.length;
+  }
+
+  /** One line under the answer: whether its numbers appear in what the run executed. */
+  private grounding(numbers: GroundedNumber[]): void {
+    const claims = numbers.filter((n) => n.status !== 'ignored');
+    if (claims.length === 0) return;
+    this.closeSection();
+    const flagged = claims.filter((n) => n.status === 'ungrounded');
+    const ungrounded = [...new Set(flagged.map((n) => n.text))];
+    if (ungrounded.length === 0) {
+      this.line(
+        this.paint('dim', `grounding: all ${claims.length} numbers of the answer come from the outputs`),
+      );
+      return;
+    }
+    const shown = ungrounded.length > 12 ? [...ungrounded.slice(0, 12), '…'] : ungrounded;
+    this.line(
+      this.paint(
+        'yellow',
+        `grounding: ${flagged.length} of ${claims.length} numbers appear in no output: ${shown.join(', ')}`,
+      ),
+    );
   }
 
   private openTag(index: number, tag: string): void {

@@ -19,7 +19,15 @@ export interface SandboxContainerOptions {
   channelDir?: string;
   /** CPUs the container may run on (Docker cpuset, e.g. "1"); absent: any. */
   cpuset?: string;
+  /**
+   * Modules the kernel imports once before it forks cells (dotted names). Absent: the
+   * kernel's own choice (numpy, pandas, matplotlib). Cells never see the variable.
+   */
+  preloadModules?: readonly string[];
 }
+
+/** A Python module name, dotted: nothing else reaches the kernel's environment. */
+const MODULE_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 
 export const CHANNEL_MOUNT = '/run/analyst';
 export const CHANNEL_SOCKET = 'kernel.sock';
@@ -59,9 +67,11 @@ export function sandboxContainerSpec(options: SandboxContainerOptions): Containe
     Cmd: ['python3', '-c', options.kernelSource],
     User: SANDBOX_UID_GID,
     WorkingDir: '/',
-    Env: options.channelDir
-      ? [...SANDBOX_ENV, `ANALYST_KERNEL_SOCKET=${CHANNEL_MOUNT}/${CHANNEL_SOCKET}`]
-      : [...SANDBOX_ENV],
+    Env: [
+      ...SANDBOX_ENV,
+      ...(options.channelDir ? [`ANALYST_KERNEL_SOCKET=${CHANNEL_MOUNT}/${CHANNEL_SOCKET}`] : []),
+      ...(options.preloadModules ? [`ANALYST_KERNEL_PRELOAD=${preloadList(options.preloadModules)}`] : []),
+    ],
     Hostname: 'sandbox',
     Labels: options.labels,
     NetworkDisabled: true,
@@ -100,6 +110,13 @@ export function sandboxContainerSpec(options: SandboxContainerOptions): Containe
       LogConfig: { Type: 'json-file', Config: { 'max-size': '1m', 'max-file': '1' } },
     },
   };
+}
+
+function preloadList(modules: readonly string[]): string {
+  for (const name of modules) {
+    if (!MODULE_NAME.test(name)) throw new Error(`not a Python module name: ${JSON.stringify(name)}`);
+  }
+  return modules.join(',');
 }
 
 function bindMount(source: string, target: string, readOnly: boolean) {

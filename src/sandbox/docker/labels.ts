@@ -20,8 +20,11 @@ export const LABELS = {
   ownerStart: 'dev.analyst.owner-start',
 } as const;
 
-/** session: bound to a thread; pool-session / pool-ephemeral: warm and unclaimed; ephemeral: one call. */
-export type ContainerKind = 'session' | 'pool-session' | 'ephemeral' | 'pool-ephemeral';
+/**
+ * session: bound to a thread; pool-session / pool-ephemeral: warm and unclaimed; ephemeral:
+ * one call; task: one worker of a task pool (many isolated programs, e.g. an evaluation).
+ */
+export type ContainerKind = 'session' | 'pool-session' | 'ephemeral' | 'pool-ephemeral' | 'task';
 
 /** Who made a container: enough to tell later whether that process still lives. */
 export interface ProcessIdentity {
@@ -96,7 +99,13 @@ function readTrimmed(path: string): string | undefined {
 
 /** A readable, unique container name: kind, owner (e.g. the thread id) and a random suffix. */
 export function containerName(kind: ContainerKind, owner: string): string {
-  const prefix = { session: 's', 'pool-session': 'pool-s', ephemeral: 'e', 'pool-ephemeral': 'pool-e' }[kind];
+  const prefix = {
+    session: 's',
+    'pool-session': 'pool-s',
+    ephemeral: 'e',
+    'pool-ephemeral': 'pool-e',
+    task: 't',
+  }[kind];
   const safeOwner = owner.replace(/[^a-zA-Z0-9_.-]/g, '-').slice(0, 48);
   return `analyst-${prefix}-${safeOwner}-${randomBytes(4).toString('hex')}`;
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
-import { isAnalystError } from '../../errors/index.ts';
+import { InvalidInputError, isAnalystError } from '../../errors/index.ts';
 import type { Workspace, WorkspaceStore } from '../../workspace/workspace.ts';
 import { prepareInjectedInput } from '../data-injection.ts';
 import { SandboxUnavailableError } from '../errors/sandbox-unavailable-error.ts';
@@ -24,6 +24,8 @@ import type {
   SandboxManager,
   SandboxStatus,
   SessionRef,
+  TaskPool,
+  TaskPoolOptions,
 } from '../sandbox.ts';
 import { CpuAssigner } from './cpu-assigner.ts';
 import { type DockerEndpoint, resolveDockerEndpoint } from './endpoint.ts';
@@ -47,6 +49,7 @@ import { reapContainers } from './reaper.ts';
 import { runOnContainer } from './run-on-container.ts';
 import { SandboxContainer } from './sandbox-container.ts';
 import { Session } from './session.ts';
+import { DockerTaskPool } from './task-pool.ts';
 import { WarmPool } from './warm-pool.ts';
 
 export interface DockerSandboxOptions {
@@ -86,6 +89,7 @@ export interface DockerSandboxOptions {
 }
 
 const LEASE_MARGIN_MS = 10 * 60_000;
+const MAX_TASK_WORKERS = 32;
 
 /** The Docker-backed SandboxManager. Create it with `createDockerSandbox`. */
 export class DockerSandboxManager implements SandboxManager {
@@ -98,6 +102,7 @@ export class DockerSandboxManager implements SandboxManager {
   /** Pooled session containers handed out by allocateWorkspace, by workspace id. */
   private readonly claimed = new Map<string, SandboxContainer>();
   private readonly ephemeral = new Set<SandboxContainer>();
+  private readonly taskPools = new Set<DockerTaskPool>();
   /** Removals under way, so close() returns only when every container is gone. */
   private readonly removals = new Set<Promise<void>>();
   private readonly sessionPool: WarmPool;
@@ -243,6 +248,31 @@ export class DockerSandboxManager implements SandboxManager {
     }
   }
 
+  async createTaskPool(options: TaskPoolOptions = {}): Promise<TaskPool> {
+    const workers = options.workers ?? 1;
+    if (!Number.isInteger(workers) || workers < 1 || workers > MAX_TASK_WORKERS)
+      throw new InvalidInputError(
+        `workers must be a whole number from 1 to ${MAX_TASK_WORKERS} (got ${workers})`,
+        {
+          param: 'workers',
+        },
+      );
+    const owner = `pool-${randomBytes(4).toString('hex')}`;
+    const pool: DockerTaskPool = new DockerTaskPool({
+      workers,
+      limits: this.limits,
+      start: () => this.startContainer('task', owner, undefined, { preloadModules: options.preloadModules }),
+      retire: (container) => this.retire(container),
+      maxAgeMs: this.leaseMs - LEASE_MARGIN_MS,
+      now: this.now,
+      unavailable: (error) => this.unavailable(error),
+      onClose: () => this.taskPools.delete(pool),
+    });
+    this.taskPools.add(pool);
+    void pool.warm();
+    return pool;
+  }
+
   async allocateWorkspace(): Promise<AllocatedWorkspace> {
     const pooled = this.sessionPool.take();
     if (pooled?.workspace) {
@@ -300,6 +330,7 @@ export class DockerSandboxManager implements SandboxManager {
     for (const session of this.sessions.values()) if (session.container) inUse.add(session.container.name);
     for (const container of this.claimed.values()) inUse.add(container.name);
     for (const container of this.ephemeral) inUse.add(container.name);
+    for (const pool of this.taskPools) for (const name of pool.names()) inUse.add(name);
     return reapContainers(this.docker, { self: this.identity, now: new Date(this.now()), inUse });
   }
 
@@ -312,6 +343,7 @@ export class DockerSandboxManager implements SandboxManager {
       ...[...this.sessions.values()].map((s) => s.close()),
       ...[...this.claimed.values()].map((c) => c.remove()),
       ...[...this.ephemeral].map((c) => c.remove()),
+      ...[...this.taskPools].map((p) => p.close()),
     ]);
     await Promise.all([...this.removals]);
     this.sessions.clear();
@@ -379,6 +411,7 @@ export class DockerSandboxManager implements SandboxManager {
     kind: ContainerKind,
     owner: string,
     workspace?: Workspace,
+    extra: { preloadModules?: readonly string[] } = {},
   ): Promise<SandboxContainer> {
     if (this.closed) throw new SandboxUnavailableError('the sandbox manager is closed');
     const { cpuCount } = await this.engine();
@@ -392,11 +425,12 @@ export class DockerSandboxManager implements SandboxManager {
         kind,
         image: this.image,
         name,
-        // Session containers talk over a socket (faster); ephemeral ones mount nothing at all.
+        // Session and task containers talk over a socket (faster); ephemeral ones mount nothing at all.
         channelDir:
-          workspace === undefined
+          workspace === undefined && kind !== 'task'
             ? undefined
             : join(this.options.runtimeDir ?? join(tmpdir(), 'analyst-run'), name),
+        preloadModules: extra.preloadModules,
         kernelSource: kernelSource().source,
         limits: this.limits,
         labels: containerLabels(this.identity, kind, owner, new Date(this.now() + leaseMs)),

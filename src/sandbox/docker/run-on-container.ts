@@ -12,6 +12,8 @@ export interface ContainerRunOptions {
   timeoutMs: number;
   limits: SandboxLimits;
   stateful: boolean;
+  /** Empty /workspace after the cell (task pools only: their /workspace is a tmpfs). */
+  clearWorkspace?: boolean;
   data?: Buffer;
   inputComplete?: boolean;
   sourceQueryIds?: string[];
@@ -57,6 +59,7 @@ export async function runOnContainer(
       max_output_bytes: resolveMaxOutputBytes(request.maxOutputBytes, options.limits),
       max_file_bytes: options.limits.maxFileBytes,
       stateful: options.stateful,
+      ...(options.clearWorkspace ? { clear_workspace: true } : {}),
     },
     options.data,
     onOutput,

@@ -3,11 +3,13 @@ import { InvalidInputError } from '../../errors/index.ts';
 import { statusCodeOf } from '../docker/engine.ts';
 import { buildDebianImage } from './debian-rootfs.ts';
 import { buildDockerfileImage } from './dockerfile-build.ts';
-import { RECIPE_LABEL, type RecipeKind, recipeHash } from './recipe.ts';
+import { RECIPE_LABEL, RECIPE_PROFILES, type RecipeKind, type RecipeProfile, recipeHash } from './recipe.ts';
 
 export interface BuildImageOptions {
   image: string;
   recipe?: RecipeKind;
+  /** Package set: `default`, or `full` with the heavy libraries (torch, …). Default `default`. */
+  profile?: RecipeProfile;
   /** Rebuild even when the image's recipe hash matches. */
   force?: boolean;
   /** Debian release for the debian recipe. Default: ANALYST_DEBIAN_SUITE or bookworm. */
@@ -22,6 +24,7 @@ export interface BuildImageOptions {
 export interface BuildImageResult {
   image: string;
   recipe: RecipeKind;
+  profile: RecipeProfile;
   hash: string;
   /** False when an image with the same recipe hash already existed. */
   built: boolean;
@@ -36,16 +39,23 @@ export async function buildSandboxImage(
   if (recipe !== 'debian' && recipe !== 'dockerfile') {
     throw new InvalidInputError(`unknown recipe "${recipe}": use debian or dockerfile`, { param: 'recipe' });
   }
+  const profile = options.profile ?? 'default';
+  if (!RECIPE_PROFILES.includes(profile)) {
+    throw new InvalidInputError(`unknown profile "${profile}": use ${RECIPE_PROFILES.join(' or ')}`, {
+      param: 'profile',
+    });
+  }
   const suite = options.suite ?? process.env.ANALYST_DEBIAN_SUITE ?? 'bookworm';
-  const hash = recipeHash(recipe, suite);
+  const hash = recipeHash(recipe, suite, profile);
   const log = options.log ?? (() => {});
   if (!options.force && (await currentRecipeHash(docker, options.image)) === hash) {
-    return { image: options.image, recipe, hash, built: false };
+    return { image: options.image, recipe, profile, hash, built: false };
   }
   if (recipe === 'debian') {
     await buildDebianImage(docker, {
       image: options.image,
       hash,
+      profile,
       suite,
       mirror: options.mirror ?? process.env.ANALYST_DEBIAN_MIRROR ?? 'http://deb.debian.org/debian',
       cacheDir: options.cacheDir ?? '/var/cache/analyst/debootstrap',
@@ -53,10 +63,10 @@ export async function buildSandboxImage(
       log,
     });
   } else {
-    await buildDockerfileImage(docker, { image: options.image, hash, log });
+    await buildDockerfileImage(docker, { image: options.image, hash, profile, log });
   }
-  log(`built ${options.image} (recipe ${hash})`);
-  return { image: options.image, recipe, hash, built: true };
+  log(`built ${options.image} (recipe ${hash}, profile ${profile})`);
+  return { image: options.image, recipe, profile, hash, built: true };
 }
 
 /** The recipe hash label of an existing image, or undefined when there is none. */

@@ -4,11 +4,20 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { ConfigurationError } from '../../errors/index.ts';
-import { DEBIAN_PACKAGES, FONT_CACHE_DIR, IMAGE_ENV, MATPLOTLIBRC, RECIPE_LABEL } from './recipe.ts';
+import {
+  debianPackages,
+  FONT_CACHE_DIR,
+  IMAGE_ENV,
+  MATPLOTLIBRC,
+  RECIPE_LABEL,
+  type RecipeProfile,
+} from './recipe.ts';
 
 export interface DebianBuildOptions {
   image: string;
   hash: string;
+  /** Which package list to install. Default `default`. */
+  profile?: RecipeProfile;
   suite: string;
   mirror: string;
   /** Package cache kept between builds, so a rebuild downloads nothing. */
@@ -85,14 +94,15 @@ export async function buildDebianImage(docker: Docker, options: DebianBuildOptio
 /** apt-get inside the new root, reusing (and refilling) the package cache between builds. */
 async function installPackages(root: string, options: DebianBuildOptions): Promise<void> {
   const archives = join(root, 'var/cache/apt/archives');
-  options.log(`installing ${DEBIAN_PACKAGES.length} packages with apt`);
+  const packages = debianPackages(options.profile);
+  options.log(`installing ${packages.length} packages with apt`);
   await run('sh', ['-c', 'cp -n "$0"/*.deb "$1"/ 2>/dev/null || true', options.cacheDir, archives]);
   await run('mount', ['-t', 'proc', 'proc', join(root, 'proc')]);
   try {
     const apt = (args: string[]) =>
       run('chroot', [root, '/usr/bin/env', '-i', ...envPairs(BUILD_ENV), 'apt-get', ...args]);
     await apt(['update', '-qq']);
-    await apt(['install', '-y', '-qq', '--no-install-recommends', ...DEBIAN_PACKAGES]);
+    await apt(['install', '-y', '-qq', '--no-install-recommends', ...packages]);
   } finally {
     await run('umount', ['-l', join(root, 'proc')]).catch(() => {});
   }

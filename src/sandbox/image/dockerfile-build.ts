@@ -4,16 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { followProgress } from './debian-rootfs.ts';
-import { dockerfileText, MATPLOTLIBRC, RECIPE_LABEL } from './recipe.ts';
+import { dockerfileText, MATPLOTLIBRC, RECIPE_LABEL, type RecipeProfile } from './recipe.ts';
 
 /** Builds the image from python:3.12-slim with pip; needs Docker Hub and PyPI. */
 export async function buildDockerfileImage(
   docker: Docker,
-  options: { image: string; hash: string; log: (line: string) => void },
+  options: { image: string; hash: string; profile?: RecipeProfile; log: (line: string) => void },
 ): Promise<void> {
   const context = await mkdtemp(join(tmpdir(), 'analyst-image-'));
   try {
-    await writeFile(join(context, 'Dockerfile'), dockerfileText());
+    await writeFile(join(context, 'Dockerfile'), dockerfileText(options.profile));
     await writeFile(join(context, 'matplotlibrc'), MATPLOTLIBRC);
     options.log(`docker build ${options.image} from python:3.12-slim (pip)`);
     const tar = spawn('tar', ['-C', context, '-c', '.'], { stdio: ['ignore', 'pipe', 'inherit'] });

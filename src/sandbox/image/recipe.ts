@@ -8,6 +8,14 @@ import { createHash } from 'node:crypto';
 
 export type RecipeKind = 'debian' | 'dockerfile';
 
+/**
+ * `default` is the image every sandbox runs on; `full` adds heavy libraries some benchmark
+ * tasks need (e.g. DS-1000's PyTorch tasks), built under its own tag (`analyst-sandbox:full`).
+ */
+export type RecipeProfile = 'default' | 'full';
+
+export const RECIPE_PROFILES: readonly RecipeProfile[] = ['default', 'full'];
+
 export const RECIPE_LABEL = 'dev.analyst.recipe-hash';
 export const RECIPE_VERSION = 1;
 
@@ -24,11 +32,34 @@ export const DEBIAN_PACKAGES = [
   'python3-openpyxl',
   'python3-xlrd',
   'python3-tabulate',
+  // Small libraries that benchmark tasks (DS-1000) and DeepAnalyze-style trajectories import.
+  'python3-networkx',
+  'python3-yaml',
+  'python3-xgboost',
+  'python3-lmfit',
   'fonts-noto-cjk',
   // The benchmark's Jupyter peer runs in the same image.
   'python3-ipykernel',
   'python3-jupyter-client',
 ];
+
+/**
+ * What the `full` profile adds: the heavy ones Debian has (about 1 GB more with their
+ * dependencies). Debian has no TensorFlow or Keras, so tasks that need them stay blocked.
+ */
+export const DEBIAN_FULL_PACKAGES = [
+  // Debian's gensim brings smart-open and with it the Azure and AWS SDKs (1.2 GB).
+  'python3-gensim',
+  'python3-torch',
+  'python3-torchvision',
+  'python3-sympy',
+  'python3-skimage',
+];
+
+/** The Debian packages of a profile. */
+export function debianPackages(profile: RecipeProfile = 'default'): string[] {
+  return profile === 'full' ? [...DEBIAN_PACKAGES, ...DEBIAN_FULL_PACKAGES] : [...DEBIAN_PACKAGES];
+}
 
 /** The same libraries from PyPI, for the Dockerfile path. */
 export const PIP_PACKAGES = [
@@ -42,10 +73,29 @@ export const PIP_PACKAGES = [
   'openpyxl',
   'xlrd',
   'tabulate',
+  'networkx',
+  'pyyaml',
+  'xgboost',
+  'lmfit',
   'pyarrow',
   'ipykernel',
   'jupyter_client',
 ];
+
+/** What the `full` profile adds on the pip path (CPU builds; PyPI has TensorFlow too). */
+export const PIP_FULL_PACKAGES = [
+  'gensim',
+  'torch',
+  'torchvision',
+  'sympy',
+  'scikit-image',
+  'tensorflow-cpu',
+];
+
+/** The pip packages of a profile. */
+export function pipPackages(profile: RecipeProfile = 'default'): string[] {
+  return profile === 'full' ? [...PIP_PACKAGES, ...PIP_FULL_PACKAGES] : [...PIP_PACKAGES];
+}
 
 /**
  * Matplotlib configuration: Latin text in DejaVu Sans, and any glyph it lacks (Chinese,
@@ -68,11 +118,11 @@ export const FONT_CACHE_DIR = '/opt/analyst/matplotlib-cache';
 
 export const IMAGE_ENV = ['LANG=C.UTF-8', 'LC_ALL=C.UTF-8', 'MATPLOTLIBRC=/etc/matplotlibrc'];
 
-export function dockerfileText(): string {
+export function dockerfileText(profile: RecipeProfile = 'default'): string {
   return `# Analyst sandbox image, pip path (needs Docker Hub and PyPI).
 FROM python:3.12-slim
 RUN apt-get update && apt-get install -y --no-install-recommends fonts-noto-cjk && rm -rf /var/lib/apt/lists/*
-RUN pip install --no-cache-dir ${PIP_PACKAGES.join(' ')}
+RUN pip install --no-cache-dir ${pipPackages(profile).join(' ')}
 COPY matplotlibrc /etc/matplotlibrc
 ENV ${IMAGE_ENV.join(' ')}
 RUN mkdir -p /workspace ${FONT_CACHE_DIR} \\
@@ -82,10 +132,10 @@ RUN mkdir -p /workspace ${FONT_CACHE_DIR} \\
 }
 
 /** A hash of everything that shapes the image, stored as a label so unchanged recipes are not rebuilt. */
-export function recipeHash(kind: RecipeKind, suite: string): string {
+export function recipeHash(kind: RecipeKind, suite: string, profile: RecipeProfile = 'default'): string {
   const parts =
     kind === 'debian'
-      ? [RECIPE_VERSION, kind, suite, DEBIAN_PACKAGES, MATPLOTLIBRC, IMAGE_ENV, FONT_CACHE_DIR]
-      : [RECIPE_VERSION, kind, dockerfileText(), MATPLOTLIBRC];
+      ? [RECIPE_VERSION, kind, suite, debianPackages(profile), MATPLOTLIBRC, IMAGE_ENV, FONT_CACHE_DIR]
+      : [RECIPE_VERSION, kind, dockerfileText(profile), MATPLOTLIBRC];
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 24);
 }

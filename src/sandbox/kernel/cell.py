@@ -153,6 +153,19 @@ def mark_savefig():
     figure.Figure.savefig = savefig
 
 
+def has_drawing(fig):
+    """Whether a figure shows anything: a blank plt.figure() (seaborn's figure-level functions
+    then draw their own) or empty axes would be saved as a blank chart."""
+    titles = [getattr(fig, name, None) for name in ("_suptitle", "_supxlabel", "_supylabel")]
+    texts = [text for text in fig.texts if not any(text is title for title in titles)]
+    if texts or fig.images or fig.lines or fig.patches or fig.legends:
+        return True
+    for ax in fig.axes:
+        if ax.has_data() or ax.texts or ax.tables or ax.artists or ax.images:
+            return True
+    return False
+
+
 def save_open_figures():
     plt = sys.modules.get("matplotlib.pyplot")
     if plt is None:
@@ -160,7 +173,7 @@ def save_open_figures():
     try:
         for number in plt.get_fignums():
             fig = plt.figure(number)
-            if getattr(fig, "_analyst_saved", False):
+            if getattr(fig, "_analyst_saved", False) or not has_drawing(fig):
                 continue
             index = 1
             while os.path.lexists("figure-%d.png" % index):

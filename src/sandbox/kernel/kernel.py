@@ -31,6 +31,25 @@ def clear_scratch(keep):
             pass
 
 
+def empty_workspace():
+    """Task pools (evaluations) run many unrelated tasks on one tmpfs /workspace: what a task
+    wrote goes with it. A task may have closed a directory to us (same uid): reopen first."""
+    for name in os.listdir(WORKSPACE):
+        path = os.path.join(WORKSPACE, name)
+        try:
+            if os.path.isdir(path) and not os.path.islink(path):
+                os.chmod(path, 0o700)
+                for top, dirs, _ in os.walk(path):
+                    for d in dirs:
+                        if not os.path.islink(os.path.join(top, d)):
+                            os.chmod(os.path.join(top, d), 0o700)
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                os.unlink(path)
+        except OSError:
+            pass
+
+
 ZYGOTE_TIMEOUT_S = 20.0
 F_SETPIPE_SZ = 1031  # Linux; fcntl has the name only from Python 3.10
 
@@ -235,6 +254,8 @@ class Kernel:
         reap_children()
         if mode == STATELESS:
             clear_scratch(scratch_before)
+            if request.get("clear_workspace"):
+                empty_workspace()
         self.worker(STATELESS)
 
     def watch(self, worker, cell):

@@ -48,20 +48,36 @@ def alias_cjk_fonts():
         pass
 
 
+DEFAULT_PRELOAD = ("numpy", "pandas", "matplotlib")
+
+
+def preload_names():
+    """The host may name other modules (ANALYST_KERNEL_PRELOAD, comma-separated), e.g. an
+    evaluation suite's libraries; cells never see the variable (their environment is reset)."""
+    listed = os.environ.get("ANALYST_KERNEL_PRELOAD")
+    if listed is None:
+        return DEFAULT_PRELOAD
+    return tuple(name for name in listed.split(",") if name)
+
+
 def preload():
     """Import the heavy libraries a cell is likely to use, where the image has them."""
+    import importlib
+
     loaded = {}
+    names = preload_names()
     os.environ.update(WORKER_ENV)
     seed_font_cache()
-    for name in ("numpy", "pandas", "matplotlib"):
+    for name in names:
         try:
-            module = __import__(name)
+            module = importlib.import_module(name)
             if name == "matplotlib":
                 module.use("Agg")
                 import matplotlib.pyplot  # noqa: F401  (what cells import)
 
                 alias_cjk_fonts()
-            loaded[name] = getattr(module, "__version__", "?")
+            top = sys.modules.get(name.split(".")[0])
+            loaded[name] = str(getattr(module, "__version__", None) or getattr(top, "__version__", "?"))
         except Exception:
             pass
     return loaded

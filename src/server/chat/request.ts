@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { InvalidInputError } from '../../errors/index.ts';
 import type { ChatMessage } from '../../llm/model.ts';
+import { type SamplingOptions, SamplingWireShape, samplingFromWire } from '../../llm/sampling.ts';
 import { validate } from '../validate.ts';
 
 /** A text part as OpenAI sends it, or as DeepAnalyze's own clients do (`text: {value}`). */
@@ -19,7 +20,10 @@ const Message = z
   })
   .passthrough();
 
-/** The chat-completions body: OpenAI's shape plus DeepAnalyze's `file_ids` and `thread_id`. */
+/**
+ * The chat-completions body: OpenAI's shape (its sampling fields and vLLM's, forwarded to the
+ * model) plus DeepAnalyze's `file_ids` and `thread_id`, and Analyst's `grounding`.
+ */
 export const ChatRequestSchema = z
   .object({
     model: z.string().min(1).optional(),
@@ -28,7 +32,14 @@ export const ChatRequestSchema = z
     stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullable().optional(),
     file_ids: z.array(z.string()).optional(),
     thread_id: z.string().optional(),
-    temperature: z.number().optional(),
+    ...SamplingWireShape,
+    /** `repair`: one more round to compute or remove numbers that appear in no output (SPEC §4.6). */
+    grounding: z
+      .enum(['check', 'repair', 'off'])
+      .optional()
+      .describe(
+        'check (default): the final answer’s numbers come back as `grounding`; repair: one more round asks the model to compute or remove those that appear in no output; off',
+      ),
     /** Run on after the client hangs up; the response says where to follow the run. */
     background: z.boolean().optional(),
   })
@@ -95,4 +106,9 @@ export function conversationOf(request: ChatRequest): ChatMessage[] {
     );
   }
   return messages;
+}
+
+/** The sampling options the client sent (`temperature`, `top_p`, `max_tokens`, `seed`, `stop`, vLLM's `top_k`, …). */
+export function samplingOf(request: ChatRequest): SamplingOptions {
+  return samplingFromWire(request);
 }

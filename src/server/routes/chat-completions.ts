@@ -2,8 +2,16 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { type AgentEvent, artifactsOf } from '../../agent/events.ts';
 import { TranscriptWriter } from '../../agent/view/transcript.ts';
 import type { StoredEvent } from '../../store/store.ts';
-import { chunk, completion, type FileLink, openAiFinishReason, usageChunk } from '../chat/completion.ts';
-import { conversationOf, fileIdsOf, parseChatRequest, threadIdOf } from '../chat/request.ts';
+import {
+  chunk,
+  completion,
+  type FileLink,
+  finalChunk,
+  type GroundingField,
+  groundingOf,
+  usageChunk,
+} from '../chat/completion.ts';
+import { conversationOf, fileIdsOf, parseChatRequest, samplingOf, threadIdOf } from '../chat/request.ts';
 import type { AppDeps } from '../deps.ts';
 import { baseUrl, threadFileUrl } from '../file-links.ts';
 import { abortOnHangUp } from '../hang-up.ts';
@@ -49,13 +57,21 @@ export function registerChatRoutes(app: FastifyInstance, deps: AppDeps): void {
         entry,
         model,
         fileUrl,
+        sampling: samplingOf(body),
+        grounding: body.grounding,
       },
       reservation,
     );
     const background = body.background === true;
     const hangUp = abortOnHangUp(reply.raw);
     if (!background)
-      hangUp.signal.addEventListener('abort', () => void deps.runs.cancel(run.id), { once: true });
+      hangUp.signal.addEventListener(
+        'abort',
+        // On another replica's store a cancel request can fail; the run then ends on its own.
+        () =>
+          void deps.runs.cancel(run.id).catch((error) => request.log.warn({ err: error }, 'cancel failed')),
+        { once: true },
+      );
     const meta = { id: newId('chatcmpl'), model: entry.id, created: Math.floor(Date.now() / 1000) };
     const follow = {
       run_id: run.id,
@@ -108,7 +124,12 @@ export function registerChatRoutes(app: FastifyInstance, deps: AppDeps): void {
         .code(ERROR_STATUS[error.code] ?? 500)
         .send(wire(error.message, 'server_error', null, error.code));
     }
-    return completion(meta, end, thread.id, linksOf(all));
+    return completion(meta, end, {
+      threadId: thread.id,
+      files: linksOf(all),
+      attachedFiles: body.file_ids,
+      grounding: groundingOf(all),
+    });
   });
 }
 
@@ -139,6 +160,7 @@ async function streamChat(
     chunk(meta, { role: 'assistant', content: '' }, null, options.follow ? { analyst: options.follow } : {}),
   );
   const artifacts: AgentEvent[] = [];
+  let grounding: GroundingField | undefined;
   let end: RunEnd | undefined;
   let error: Extract<AgentEvent, { type: 'error' }> | undefined;
   // The transcript as it grows: model text as it streams, each execution block whole.
@@ -149,6 +171,7 @@ async function streamChat(
     if (piece) await sse.send(chunk(meta, { content: piece }));
     if (event.type === 'error') error = event;
     else if (event.type === 'run-end') end = event;
+    else if (event.type === 'answer-grounding') grounding = groundingOf([event]);
   }
   if (sse.closed || !end) return;
   if (end.status === 'failed' && error) {
@@ -156,12 +179,7 @@ async function streamChat(
     await sse.send(wire(error.message, 'server_error', null, error.code));
   }
   const files = options.links(artifacts);
-  await sse.send(
-    chunk(meta, { thread_id: options.threadId, files }, openAiFinishReason(end.status), {
-      generated_files: files,
-      analyst: { status: end.status, reason: end.reason ?? null },
-    }),
-  );
+  await sse.send(finalChunk(meta, end, { threadId: options.threadId, files, grounding }));
   if (options.includeUsage) await sse.send(usageChunk(meta, end.usage));
   await sse.done();
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { NotFoundError } from '../../errors/index.ts';
+import { samplingFromWire } from '../../llm/sampling.ts';
 import type { RunRecord } from '../../store/store.ts';
 import { conversationOf, fileIdsOf } from '../chat/request.ts';
 import type { AppDeps } from '../deps.ts';
@@ -69,6 +70,8 @@ export function registerRunRoutes(app: FastifyInstance, deps: AppDeps): void {
           timeoutMs: body.cell.timeout === undefined ? undefined : Math.round(body.cell.timeout * 1000),
         },
         fileUrl: (path) => threadFileUrl(base, thread.id, path),
+        sampling: samplingFromWire(body),
+        grounding: body.grounding,
       },
       reservation,
     );

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { InvalidInputError, NotFoundError } from '../../errors/index.ts';
 import type { AppDeps } from '../deps.ts';
 import { baseUrl, threadFileUrl } from '../file-links.ts';
 import { newId } from '../ids.ts';
@@ -8,7 +9,7 @@ import { contentDisposition, saveUpload, uploadedFile } from './files.ts';
 
 type Params = { Params: { id: string; '*': string } };
 
-/** A thread's workspace files: list, download and upload, through its Workspace only. */
+/** A thread's workspace files: list, download, upload and delete, through its Workspace only. */
 export function registerThreadFileRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.get<Params>('/v1/threads/:id/files', async (request) => {
     const thread = await deps.threads.get(request.owner, request.params.id);
@@ -54,8 +55,9 @@ export function registerThreadFileRoutes(app: FastifyInstance, deps: AppDeps): v
     const thread = await deps.threads.get(request.owner, request.params.id);
     const operation = deps.threads.begin(thread.id);
     try {
-      const { part } = await uploadedFile(request);
-      const name = safeFilename(part.filename);
+      const { part, fields } = await uploadedFile(request);
+      // `folder` (sent before the file): where in the workspace it goes, e.g. `raw/2024`.
+      const name = folderOf(fields.folder) + safeFilename(part.filename);
       // Staged in file storage first (its size checked, its hash taken), then placed.
       const staging = `.upload-${newId('file')}`;
       const { bytes, sha256 } = await saveUpload(deps, staging, part, request.owner);
@@ -70,4 +72,34 @@ export function registerThreadFileRoutes(app: FastifyInstance, deps: AppDeps): v
       operation.end();
     }
   });
+
+  app.delete<Params>('/v1/threads/:id/files/*', async (request) => {
+    const thread = await deps.threads.get(request.owner, request.params.id);
+    const operation = deps.threads.begin(thread.id);
+    try {
+      const workspace = await deps.threads.workspace(thread);
+      const path = request.params['*'];
+      if (!(await workspace.remove(path)))
+        throw new NotFoundError(`no file ${JSON.stringify(path)} in the workspace`, { param: 'path' });
+      return { path, object: 'thread.file', deleted: true };
+    } finally {
+      operation.end();
+    }
+  });
+}
+
+/** An upload's folder as a path prefix (`a/b/`), each segment a safe file name; '' for none. */
+function folderOf(raw: string | undefined): string {
+  const segments = (raw ?? '').split('/').filter((s) => s !== '');
+  if (segments.length > 16) throw new InvalidInputError('folder is nested too deeply', { param: 'folder' });
+  return segments
+    .map((segment) => {
+      const safe = safeFilename(segment);
+      if (safe !== segment.trim() || safe.startsWith('.'))
+        throw new InvalidInputError(`${JSON.stringify(segment)} is not a usable folder name`, {
+          param: 'folder',
+        });
+      return `${safe}/`;
+    })
+    .join('');
 }

@@ -1,7 +1,7 @@
 import { artifactsOf } from '../../agent/events.ts';
 import { DEFAULT_REPORT_IMAGE_BYTES } from '../../report/image-budget.ts';
 import { imageKindOf } from '../../report/images.ts';
-import { type RenderedDocuments, type ThreadHistory, renderPdf } from '../../report/index.ts';
+import { type RenderedDocuments, renderPdf, type ThreadHistory } from '../../report/index.ts';
 import { renderInWorker } from '../../report/worker/render-in-worker.ts';
 import type { Store, ThreadRecord } from '../../store/store.ts';
 import type { Workspace } from '../../workspace/workspace.ts';

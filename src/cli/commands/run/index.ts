@@ -1,11 +1,11 @@
 import { join, relative } from 'node:path';
 import type { AgentEvent } from '../../../agent/events.ts';
-import { runAnalysis } from '../../../agent/run-analysis.ts';
 import { parseDisallowedTools } from '../../../agent/tools/definitions.ts';
 import { InvalidInputError } from '../../../errors/index.ts';
 import { UnknownModelError } from '../../../llm/errors/unknown-model-error.ts';
-import type { LanguageModel, ModelEntry } from '../../../llm/model.ts';
+import type { GroundingMode, LanguageModel, ModelEntry } from '../../../llm/model.ts';
 import { loadModelRegistry } from '../../../llm/registry.ts';
+import { LocalRuns } from '../../../runs/local-runs.ts';
 import { createDockerSandbox } from '../../../sandbox/docker/manager.ts';
 import { parseFlags } from '../../args.ts';
 import { EXIT } from '../../exit-codes.ts';
@@ -13,11 +13,12 @@ import type { CommandIO } from '../../io.ts';
 import { TerminalPrinter } from '../../render/terminal-printer.ts';
 import { checkInputFiles, type InputFile } from './inputs.ts';
 import { createOutputFolder } from './output-folder.ts';
+import { RunProgress } from './progress.ts';
 import { EventLog, outputFolderLink, type RunFiles, WORKSPACE_FOLDER, writeRunFiles } from './run-files.ts';
-import { cliSessionId, openRunWorkspace } from './run-workspace.ts';
+import { openRunWorkspace } from './run-workspace.ts';
 
 export const usage =
-  'analyst run FILE… --question TEXT [--model ID] [--out DIR] [--models FILE] [--stateful] [--json]';
+  'analyst run FILE… --question TEXT [--model ID] [--out DIR] [--models FILE] [--grounding check|repair|off] [--stateful] [--json]';
 
 export const summary =
   'one-shot analysis: copy FILEs into a new folder, answer the question, write report, notebook and artifacts there';
@@ -41,9 +42,18 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
       models: { type: 'string' },
       stateful: { type: 'boolean' },
       json: { type: 'boolean' },
+      grounding: { type: 'string' },
     },
     usage,
   );
+  const grounding = values.grounding;
+  if (grounding !== undefined && !isGroundingMode(grounding))
+    throw new InvalidInputError(
+      `--grounding must be check, repair or off (got "${grounding}")\nusage: ${usage}`,
+      {
+        param: 'grounding',
+      },
+    );
   if (positionals.length === 0)
     throw new InvalidInputError(`give at least one data file to analyse\nusage: ${usage}`, { param: 'file' });
   const question = values.question?.trim();
@@ -61,30 +71,41 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
   const { workspace, finish } = await openRunWorkspace(join(dir, WORKSPACE_FOLDER), inputs, io.stderr);
 
   const log = await EventLog.create(join(dir, 'events.jsonl'));
-  const printer = new TerminalPrinter(io.stdout, io.color ?? false);
+  // On a terminal a progress line (round, what runs, time) follows the transcript.
+  const progress =
+    io.terminal && !values.json ? new RunProgress(io.stdout, { color: io.color ?? false }) : undefined;
+  const printer = new TerminalPrinter(progress?.output ?? io.stdout, io.color ?? false);
   say(`analyst run: ${entry.id} on ${inputs.length} file(s) → ${shown(dir)}\n`);
 
   const events: AgentEvent[] = [];
   const sandbox = await createDockerSandbox({ reapIntervalMs: 0 });
+  // The same run service as the server's: it stores the question, answer and every event.
+  const runs = await LocalRuns.open({
+    sandbox,
+    disallowedTools: parseDisallowedTools(io.env.DISALLOWED_TOOLS),
+  });
   try {
-    const stream = runAnalysis({
-      model,
-      protocol: entry.protocol,
+    const thread = await runs.thread(workspace, question);
+    const stream = runs.run(thread, {
       messages: [{ role: 'user', content: question }],
-      sandbox,
-      session: { id: cliSessionId(), workspace, stateful: values.stateful ?? false },
-      disallowedTools: parseDisallowedTools(io.env.DISALLOWED_TOOLS),
+      entry,
+      model,
+      stateful: values.stateful ?? false,
       fileUrl: outputFolderLink,
       abortSignal: io.abortSignal,
+      grounding: grounding ?? entry.grounding ?? 'check',
     });
     for await (const event of stream) {
       events.push(event);
       await log.append(event);
       if (values.json) io.stdout(`${JSON.stringify(event)}\n`);
       else printer.print(event);
+      progress?.push(event);
     }
   } finally {
+    progress?.stop();
     await log.close();
+    await runs.close();
     await sandbox.close();
     // The sandbox is gone: the workspace's files go to the output folder.
     await finish(join(dir, WORKSPACE_FOLDER));
@@ -138,7 +159,12 @@ function exitCodeFor(end: RunEnd, sandboxUnavailable: boolean): number {
 
 function whereItWent(dir: string, files: RunFiles, inputs: InputFile[], events: AgentEvent[]): string {
   const at = (name: string) => shown(join(dir, name));
-  const made = new Set(events.flatMap((e) => (e.type === 'artifact-created' ? [e.artifact.path] : []))).size;
+  const artifacts = [
+    ...new Set(events.flatMap((e) => (e.type === 'artifact-created' ? [e.artifact.path] : []))),
+  ];
+  const made = artifacts.length;
+  const listed = artifacts.slice(0, 8).map((path) => at(`${WORKSPACE_FOLDER}/${path}`));
+  const more = made > listed.length ? [`              … and ${made - listed.length} more`] : [];
   const lines = [
     `\nresults in ${shown(dir)}`,
     files.answer ? `  answer      ${at(files.answer)}` : '  answer      (none: the run ended without one)',
@@ -147,6 +173,8 @@ function whereItWent(dir: string, files: RunFiles, inputs: InputFile[], events: 
     `  transcript  ${at(files.transcript)}`,
     `  events      ${at('events.jsonl')}`,
     `  files       ${at(WORKSPACE_FOLDER)}/ (${inputs.length} input file(s), ${made} written by the analysis)`,
+    ...listed.map((path) => `              ${path}`),
+    ...more,
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -155,4 +183,8 @@ function whereItWent(dir: string, files: RunFiles, inputs: InputFile[], events: 
 function shown(path: string): string {
   const rel = relative(process.cwd(), path);
   return rel && !rel.startsWith('..') ? `./${rel}` : path;
+}
+
+function isGroundingMode(value: string): value is GroundingMode {
+  return value === 'check' || value === 'repair' || value === 'off';
 }

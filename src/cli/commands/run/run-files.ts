@@ -1,13 +1,14 @@
 import { type FileHandle, open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AgentEvent } from '../../../agent/events.ts';
+import { questionTitle } from '../../../agent/prompt/instruction.ts';
 import {
   notebookJson,
   prefixedReader,
-  type ThreadHistory,
   renderHtmlReport,
   renderMarkdownReport,
   renderNotebook,
+  type ThreadHistory,
   withArtifactPrefix,
 } from '../../../report/index.ts';
 import { LocalWorkspace } from '../../../workspace/index.ts';
@@ -75,7 +76,7 @@ export async function writeRunFiles(dir: string, events: AgentEvent[]): Promise<
   }
   const question = start?.question ?? '';
   const record: ThreadHistory = {
-    title: titleOf(question),
+    title: questionTitle(question) || 'Analysis',
     question,
     model: start?.model ?? 'unknown',
     createdAt: start?.at ?? new Date().toISOString(),
@@ -93,15 +94,6 @@ export async function writeRunFiles(dir: string, events: AgentEvent[]): Promise<
   await writeFile(join(dir, files.reportHtml), await renderHtmlReport(record, readArtifact));
   await writeFile(join(dir, files.notebook), notebookJson(await renderNotebook(record, readArtifact)));
   return files;
-}
-
-/** The report's heading: the question's first line, cut near 80 characters. */
-function titleOf(question: string): string {
-  const line = question.trim().split('\n')[0]?.trim() ?? '';
-  if (line.length <= 80) return line || 'Analysis';
-  const cut = line.slice(0, 80);
-  const space = cut.lastIndexOf(' ');
-  return `${cut.slice(0, space > 40 ? space : 80)}…`;
 }
 
 function withNewline(text: string): string {

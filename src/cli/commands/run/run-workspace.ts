@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { constants, createReadStream } from 'node:fs';
 import { mkdir, mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -86,9 +85,4 @@ async function exportFiles(workspace: Workspace, target: string): Promise<void> 
       await out.close().catch(() => {});
     }
   }
-}
-
-/** A session id for a CLI run. */
-export function cliSessionId(): string {
-  return `cli-run-${randomBytes(6).toString('hex')}`;
 }

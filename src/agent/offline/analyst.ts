@@ -1,0 +1,163 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { abortError } from '../../errors/abort.ts';
+import type { ExecResult } from '../../sandbox/sandbox.ts';
+import { cellEvents, sessionCell } from '../cells.ts';
+import type { RunContext } from '../context.ts';
+import type { AgentEvent } from '../events.ts';
+import type { ProtocolOutcome } from '../protocol.ts';
+import { composeAnswer } from './answer/compose.ts';
+import { lookCode } from './cells/look.ts';
+import { type Finding, type Language, type PlannedCell, type Shared, say } from './cells/recipe.ts';
+import { recipeFor } from './cells/recipes.ts';
+import { splitMarkedOutput } from './marked-output.ts';
+import type { Plan } from './plan.ts';
+import { type Look, LookSchema } from './schema.ts';
+import { hasChinese } from './text/words.ts';
+import { choosePlan } from './understand/choose-plan.ts';
+import { askedQuestion } from './understand/question-text.ts';
+import { readQuestion } from './understand/reading.ts';
+
+/** Output kept from one of the analyst's own cells (the look cell lists every value). */
+const CELL_OUTPUT_BYTES = 4 * 1024 * 1024;
+
+const SharedSchema = z.record(z.unknown());
+
+/**
+ * The offline analyst (SPEC §4.1): no language model, but it reads the question. It looks at
+ * the data by running code, decides what to compute (`understand/`), runs a few small cells
+ * (compute, check, chart) and answers only from what they printed. One round per cell.
+ */
+export async function* offlineAnalysis(context: RunContext): AsyncGenerator<AgentEvent, ProtocolOutcome> {
+  const asked = askedQuestion(context.question);
+  const language: Language = hasChinese(asked.text) ? 'zh' : 'en';
+  const marker = `@@analyst-${randomBytes(8).toString('hex')}@@`;
+  const runner = new CellRunner(context, marker);
+
+  const look = yield* runner.run(
+    say(
+      language,
+      'No language model is configured, so the built-in offline analyst answers. First, load the data and look at it: its tables, columns and a few rows.',
+      '当前没有配置语言模型，由内置的离线分析器来回答。先加载数据看一看：有哪些表、哪些列，以及前几行。',
+    ),
+    lookCode(marker),
+  );
+  const parsedLook = look.shared ? LookSchema.safeParse(look.shared) : undefined;
+  if (!parsedLook?.success) {
+    const failure =
+      look.failure ??
+      say(language, 'the look at the data printed no summary.', '查看数据的代码没有输出摘要。');
+    return yield* answer({
+      language,
+      plan: { kind: 'profile', reason: 'no-table', tables: [] },
+      failure,
+      notes: [],
+      charts: [],
+      ...label(asked),
+    });
+  }
+  const data: Look = parsedLook.data;
+  const plan = choosePlan(readQuestion(asked.text, data), data);
+  const recipe = recipeFor(plan);
+  const table = plan.kind === 'profile' ? data.tables[0] : plan.table;
+  const cells: PlannedCell[] = table ? recipe.cells(plan, { table, marker }, language) : [];
+  const shared: Shared = [];
+  let failure: string | undefined;
+  for (const cell of cells) {
+    const result = yield* runner.run(cell.analyze, cell.code);
+    shared.push(result.shared);
+    // A check or a chart that fails leaves the computed answer standing; a failed computation does not.
+    if (result.failure && cell.purpose === 'compute') {
+      failure = result.failure;
+      break;
+    }
+  }
+  let finding: Finding | undefined;
+  if (!failure) {
+    finding = recipe.answer(plan, shared, language);
+    if (!finding && plan.kind !== 'profile')
+      failure = say(
+        language,
+        'the computation printed no result to answer from.',
+        '计算没有输出可用于回答的结果。',
+      );
+  }
+  return yield* answer({
+    language,
+    plan,
+    ...(finding ? { finding } : {}),
+    ...(failure ? { failure } : {}),
+    notes: data.notes,
+    charts: runner.charts.map((path) => ({ path, url: context.fileUrl(path) })),
+    ...label(asked),
+  });
+
+  async function* answer(
+    parts: Parameters<typeof composeAnswer>[0],
+  ): AsyncGenerator<AgentEvent, ProtocolOutcome> {
+    const text = composeAnswer(parts);
+    const round = Math.max(1, context.budget.round);
+    yield { type: 'text-delta', round, text: `<Answer>\n${text}\n</Answer>\n` };
+    yield { type: 'answer-end', round, text };
+    return { answer: text };
+  }
+}
+
+function label(asked: { answerLabel?: string }): { answerLabel?: string } {
+  return asked.answerLabel ? { answerLabel: asked.answerLabel } : {};
+}
+
+/** Runs the analyst's cells, one round each, with the marked result line kept out of the output shown. */
+class CellRunner {
+  readonly charts: string[] = [];
+
+  constructor(
+    private readonly context: RunContext,
+    private readonly marker: string,
+  ) {}
+
+  async *run(
+    analyze: string,
+    code: string,
+  ): AsyncGenerator<AgentEvent, { shared?: Record<string, unknown>; failure?: string; result: ExecResult }> {
+    const context = this.context;
+    const round = context.budget.startRound();
+    yield { type: 'round-start', round };
+    yield { type: 'text-delta', round, text: `<Analyze>\n${analyze}\n</Analyze>\n` };
+    const execute = sessionCell(context, code, { maxOutputBytes: CELL_OUTPUT_BYTES });
+    let shared: Record<string, unknown> | undefined;
+    const cell = { round, cellId: context.newId('cell'), language: 'python' as const, code, inText: false };
+    const result = yield* cellEvents(cell, async (onOutput) => {
+      const exec = await execute(() => {});
+      const split = splitMarkedOutput(exec.output, this.marker, SharedSchema);
+      shared = split.value;
+      const readable = split.readable.trim() ? split.readable : (exec.message ?? '');
+      onOutput(readable);
+      return {
+        ...exec,
+        output: readable,
+        output_bytes: Buffer.byteLength(readable),
+        output_complete: exec.output_complete,
+      };
+    });
+    if (result.status === 'cancelled' && context.abortSignal.aborted) throw abortError();
+    for (const artifact of result.artifacts)
+      if (artifact.mime === 'image/png') this.charts.push(artifact.path);
+    yield {
+      type: 'round-end',
+      round,
+      finish_reason: 'stop',
+      usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+    };
+    const failure = result.status === 'ok' ? undefined : describeFailure(result);
+    return { ...(shared ? { shared } : {}), ...(failure ? { failure } : {}), result };
+  }
+}
+
+function describeFailure(result: ExecResult): string {
+  const lastLine = result.output.trim().split('\n').at(-1) ?? '';
+  const detail = result.status === 'error' && lastLine ? lastLine : (result.message ?? 'no reason given');
+  return `${result.status}: ${detail}`;
+}
+
+export type { Plan };

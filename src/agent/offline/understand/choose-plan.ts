@@ -1,0 +1,539 @@
+import type { Aggregate, Assumption, Condition, Measure, Plan, Subset } from '../plan.ts';
+import { measureColumns, measureLabel } from '../plan.ts';
+import { type ColumnInfo, isCategorical, isNumeric, type Look } from '../schema.ts';
+import { splitWords } from '../text/words.ts';
+import { type Cue, cuesOf, has } from './cues.ts';
+import type { ColumnMention, ValueMention } from './mentions.ts';
+import { guessOutcome, strataFor } from './outcome.ts';
+import type { Reading } from './reading.ts';
+import {
+  askedEntity,
+  categoricalMentions,
+  combinedMeasure,
+  isIdLike,
+  numericMentions,
+  perEntityFor,
+  quantityColumns,
+} from './roles.ts';
+import { isYearColumn, timeColumn } from './time-column.ts';
+
+const col = (column: string): Measure => ({ kind: 'column', column });
+
+/**
+ * Decides what to compute for a question (see `plan.ts`), from what it names and the words
+ * around them. The order of the checks is the order of precedence: data-quality questions,
+ * correlation, distribution, comparisons, changes over time, rankings, aggregates, look-ups.
+ * When nothing fits, the plan is a profile of the data, with the reason.
+ */
+export function choosePlan(reading: Reading | undefined, look: Look): Plan {
+  if (!reading) return { kind: 'profile', reason: 'no-table', tables: look.tables };
+  const r = reading;
+  const table = r.table;
+  const assumptions: Assumption[] = [];
+  const time = askedTime(r) ?? timeColumn(table);
+  const base = (filters: Condition[]) => ({ table, filters, assumptions });
+  const numberFilters = r.conditions.map((c) => c.condition);
+  const conditionColumns = new Set(numberFilters.map((c) => c.column));
+
+  if (has(r.cues, 'missing')) return { kind: 'missing', ...base([]) };
+  if (has(r.cues, 'duplicates')) return { kind: 'duplicates', ...base([]) };
+  if (has(r.cues, 'outliers')) {
+    const column = numericMentions(r)[0]?.column.name;
+    return { kind: 'outliers', ...base([]), ...(column ? { column } : {}) };
+  }
+  if (has(r.cues, 'correlation')) {
+    const named = unique(numericMentions(r).map((m) => m.column.name));
+    const all = quantityColumns(table).map((c) => c.name);
+    const columns = named.length >= 2 ? named : named.length === 1 ? unique([...named, ...all]) : all;
+    if (columns.length >= 2)
+      return { kind: 'correlation', columns, ...base(valueFilters(r, r.values, new Set())) };
+  }
+  if (has(r.cues, 'distribution')) {
+    const named = r.columns.find((m) => isNumeric(m.column) || isCategorical(m.column, table.rows));
+    const column = named?.column ?? quantityColumns(table)[0];
+    if (column) {
+      if (!named) assumptions.push({ role: 'distribution', column: column.name, because: 'first-quantity' });
+      return { kind: 'distribution', column: column.name, ...base(valueFilters(r, r.values, new Set())) };
+    }
+  }
+
+  const entity = askedEntity(r);
+  const combined = combinedMeasure(r);
+  const extreme = cuesOf(r.cues, 'max', 'min').find((c) => !insideMention(r, c));
+  // A cue inside a column's name ("total" in "total population") still says what to compute.
+  const aggregateCue = cuesOf(r.cues, 'mean', 'sum', 'median')[0];
+  const countCue = cuesOf(r.cues, 'count').find((c) => !insideMention(r, c));
+
+  // Two values of one column set against each other: "A or B", "A compared to B".
+  const pair = valuePair(r);
+  if (pair) {
+    const measure = combined ?? measureNear(r, 0, new Set([pair.column.name]), assumptions);
+    if (measure) {
+      const text = r.text.toLowerCase();
+      const ask = has(r.cues, 'ratio')
+        ? 'ratio'
+        : has(r.cues, 'difference') || /how (much|many) (more|less|fewer|greater|higher|lower)/.test(text)
+          ? 'difference'
+          : /\b(lower|less|fewer|smaller|shorter|worse|cheaper)\b|更低|更少|更小/.test(text)
+            ? 'which-lower'
+            : 'which-higher';
+      const filters = valueFilters(
+        r,
+        r.values.filter((v) => v.column !== pair.column),
+        new Set(),
+      ).concat(numberFilters);
+      return {
+        kind: 'compare-values',
+        column: pair.column.name,
+        values: pair.values,
+        measure,
+        ask,
+        ...base(filters),
+      };
+    }
+  }
+
+  // Groups compared on an outcome: "which treatment performs better", "compare sales by region".
+  const group = groupColumn(r, entity?.column);
+  // "What is the average number of films per year?" asks for one number (totals per year, averaged).
+  const perGroup = group !== undefined && groupedBy(r, group, /^(?:per|每)$/i);
+  const asksForNumber =
+    /^\s*(?:what|how much|how many)\b/i.test(r.text) && aggregateCue?.kind === 'mean' && perGroup;
+  if (
+    group &&
+    (has(r.cues, 'better') || (!extreme && !asksForNumber && (has(r.cues, 'compare') || groupedBy(r, group))))
+  ) {
+    const exclude = new Set([group.name]);
+    const outcome = combined ?? measureNear(r, 0, exclude, assumptions, () => guessOutcome(table, exclude));
+    if (outcome) {
+      const aggregate: Aggregate = aggregateCue
+        ? aggregateOf(aggregateCue)
+        : countCue && !numericMentions(r).length
+          ? 'count'
+          : 'mean';
+      const used = new Set([group.name, ...measureColumns(outcome)]);
+      const filters = valueFilters(r, r.values, new Set([group.name])).concat(numberFilters);
+      const strata = strataFor(table, new Set([...used, ...filters.map((f) => f.column)]));
+      return { kind: 'compare-groups', group: group.name, outcome, aggregate, strata, ...base(filters) };
+    }
+  }
+
+  // Changes over time.
+  const changeCue = cuesOf(r.cues, 'increase', 'decrease', 'change').find((c) => !insideMention(r, c));
+  if (time && (changeCue || has(r.cues, 'trend'))) {
+    const exclude = new Set([time.name]);
+    const range = numberFilters.find((f) => f.column === time.name && f.kind === 'between');
+    const measure =
+      combined ?? measureNear(r, changeCue?.end ?? 0, exclude, assumptions, undefined, conditionColumns);
+    const filters = valueFilters(r, r.values, new Set()).concat(numberFilters.filter((f) => f !== range));
+    const direction = cuesOf(r.cues, 'increase', 'decrease')[0]?.kind ?? 'any';
+    const relative = /percent|%|rate|growth rate|百分/i.test(r.text);
+    if (measure && changeCue && (has(r.cues, 'previous') || (entity?.column === time && extreme))) {
+      // A range limits the periods compared ("between 2000 and 2006").
+      if (range) filters.push(range);
+      return {
+        kind: 'change',
+        ...periodAsked(r),
+        perPeriod: trendAggregate(r, measure, aggregateCue) === 'mean' ? 'mean' : 'sum',
+        time: time.name,
+        measure,
+        mode: 'step',
+        direction: direction as 'increase' | 'decrease',
+        relative,
+        ask: entity?.column === time ? 'when' : 'value',
+        ...base(filters),
+      };
+    }
+    if (measure && changeCue && range && range.kind === 'between') {
+      const averaged =
+        has(r.cues, 'mean') && /\b(annual|per year|yearly|each year|a year)\b|每年|年均/i.test(r.text);
+      return {
+        kind: 'change',
+        ...periodAsked(r),
+        perPeriod: trendAggregate(r, measure, aggregateCue) === 'mean' ? 'mean' : 'sum',
+        time: time.name,
+        measure,
+        mode: averaged ? 'average-step' : 'between',
+        direction: direction as 'increase' | 'decrease',
+        relative: relative && !averaged,
+        ask: 'value',
+        from: range.low,
+        to: range.high,
+        ...base(filters),
+      };
+    }
+    if (measure && has(r.cues, 'trend') && !aggregateCue) {
+      return {
+        kind: 'trend',
+        time: time.name,
+        measure,
+        aggregate: trendAggregate(r, measure, aggregateCue),
+        timeIsDate: time.kind === 'date',
+        ...periodAsked(r),
+        ...base(filters),
+      };
+    }
+  }
+
+  // The difference between the highest and the lowest.
+  if (has(r.cues, 'difference') && has(r.cues, 'max') && has(r.cues, 'min') && !entityAsked(entity, r)) {
+    const measure =
+      combined ?? measureNear(r, extreme?.end ?? 0, new Set(), assumptions, undefined, conditionColumns);
+    if (measure)
+      return { kind: 'spread', measure, ...base(valueFilters(r, r.values, new Set()).concat(numberFilters)) };
+  }
+
+  // Rankings: "which X has the highest Y", "top 3", "rank the … from highest to lowest".
+  if (entity && (extreme || r.topN || has(r.cues, 'rank-order'))) {
+    const from = extreme?.end ?? r.topN?.end ?? entity.start;
+    const measure =
+      combined ??
+      measureNear(r, from, new Set([entity.column.name]), assumptions, () => undefined, conditionColumns);
+    const wanted = (extreme?.kind ?? (r.topN?.order === 'asc' ? 'min' : 'max')) === 'min' ? 'asc' : 'desc';
+    // "the highest rank" is rank 1: ranks and positions count down.
+    const countsDown =
+      measure?.kind === 'column' && isRankLike(table.columns.find((c) => c.name === measure.column));
+    const order = countsDown ? (wanted === 'asc' ? 'desc' : 'asc') : wanted;
+    const versusText = r.text.slice(extreme?.end ?? 0);
+    const versus = /\b(difference|compare|compared|how much)\b/i.test(versusText)
+      ? /\baverage\b/i.test(versusText)
+        ? ('average' as const)
+        : /\b(lowest|highest|smallest|largest|least|most)\b/i.test(versusText.replace(/^\s*\S+/, ''))
+          ? ('other-end' as const)
+          : undefined
+      : undefined;
+    const filters = valueFilters(r, r.values, new Set([entity.column.name])).concat(numberFilters);
+    // "most works" named by a "Works No." column, or nothing named: count the rows of each entity.
+    const idMeasure =
+      measure?.kind === 'column' &&
+      isIdLike(table.columns.find((c) => c.name === measure.column)!) &&
+      !countsDown;
+    const counted: Measure | undefined =
+      (!measure || idMeasure) && entity.column.distinct < table.rows ? { kind: 'rows' } : undefined;
+    const rankBy = counted ?? measure;
+    if (rankBy && !(measure && measureColumns(measure).includes(entity.column.name)))
+      return {
+        kind: 'rank',
+        entity: entity.column.name,
+        measure: rankBy,
+        order,
+        n: r.topN?.n ?? 1,
+        ...(versus ? { versus } : {}),
+        ...(cuesOf(r.cues, 'rank-order').some((c) => !insideMention(r, c)) && !r.topN ? { full: true } : {}),
+        perEntity:
+          aggregateCue?.kind === 'mean'
+            ? 'mean'
+            : aggregateCue?.kind === 'sum'
+              ? 'sum'
+              : perEntityFor(rankBy.kind === 'rows' ? '' : measureLabel(rankBy), r.text),
+        ...base(filters),
+      };
+  }
+
+  // Aggregates: average, total, median, highest value, how many.
+  const filters = valueFilters(r, r.values, new Set()).concat(numberFilters);
+  const subset = subsetOf(r, assumptions);
+  // "Which nation has a total of 57 medals?": a row picked by a value, not an aggregate.
+  if (entity && !extreme && numberFilters.some((f) => f.kind === 'equals') && !r.topN)
+    return { kind: 'lookup', targets: [entity.column.name], entity: entity.column.name, ...base(filters) };
+  // "How many points did X score", "How many games did X play": a column counted in the rows picked, summed.
+  const howMany = countCue !== undefined && /how many|多少|几/i.test(countCue.text) ? countCue : undefined;
+  const summed = howMany ? summedByHowMany(r, howMany, conditionColumns, filters) : undefined;
+  // "How many parties have more than 10% of the total votes?": rows are counted, whatever follows.
+  const countsRows =
+    howMany !== undefined && !summed && howMany.start < (aggregateCue?.start ?? Number.POSITIVE_INFINITY);
+  if (summed && !has(r.cues, 'difference'))
+    return {
+      kind: 'aggregate',
+      measure: col(summed.column.name),
+      aggregate: 'sum',
+      ...(subset ? { subset } : {}),
+      ...base(filters),
+    };
+  if (!countsRows && (aggregateCue || (extreme && !entity))) {
+    const cue = aggregateCue ?? extreme!;
+    const measure = combined ?? measureNear(r, cue.end, new Set(), assumptions, undefined, conditionColumns);
+    // "the average number of films per year": totals per year, averaged.
+    const per = cue.kind === 'mean' && group && groupedBy(r, group, /^(?:per|每)$/i) ? group.name : undefined;
+    if (measure)
+      return {
+        kind: 'aggregate',
+        measure,
+        aggregate: aggregateOf(cue),
+        ...(per ? { per } : {}),
+        ...(subset ? { subset } : {}),
+        ...(entity ? { entity: entity.column.name } : {}),
+        ...base(filters),
+      };
+  }
+  if (countCue && (filters.length > 0 || howMany))
+    return { kind: 'count', ...base(filters), ...(entity ? { entity: entity.column.name } : {}) };
+
+  // Look-ups: a row picked by what the question names, and the column it asks for.
+  if (filters.length > 0) {
+    const used = new Set(filters.map((f) => f.column));
+    const targets = entity
+      ? [entity.column.name]
+      : unique(
+          r.columns
+            .filter((m) => !used.has(m.column.name))
+            .sort((a, b) => a.start - b.start)
+            .map((m) => m.column.name),
+        );
+    if (targets.length > 0)
+      return { kind: 'lookup', targets, ...(entity ? { entity: entity.column.name } : {}), ...base(filters) };
+  }
+
+  // A grouped summary asked without a comparison word: "average sales per region".
+  if (group && groupedBy(r, group)) {
+    const exclude = new Set([group.name]);
+    const outcome = combined ?? measureNear(r, 0, exclude, assumptions);
+    if (outcome)
+      return {
+        kind: 'compare-groups',
+        group: group.name,
+        outcome,
+        aggregate: aggregateCue ? aggregateOf(aggregateCue) : 'mean',
+        strata: strataFor(table, new Set([group.name, ...measureColumns(outcome)])),
+        ...base(filters),
+      };
+  }
+  if (time && has(r.cues, 'trend')) {
+    const measure = measureNear(r, 0, new Set([time.name]), assumptions);
+    if (measure)
+      return {
+        kind: 'trend',
+        time: time.name,
+        measure,
+        aggregate: trendAggregate(r, measure, aggregateCue),
+        timeIsDate: time.kind === 'date',
+        ...periodAsked(r),
+        ...base(filters),
+      };
+  }
+  return {
+    kind: 'profile',
+    reason: has(r.cues, 'overview') ? 'overview' : 'not-understood',
+    tables: look.tables,
+  };
+}
+
+const AMOUNTS =
+  /\b(?:sales|revenue|amount|count|number|quantity|units|orders|total|cases|deaths|births|visitors|passengers|sold|spend|spending|cost|costs|income|profit|volume)\b|销售|数量|金额|收入/i;
+
+/** Rows of one period combine by sum for amounts (sales per year), else by mean (a rate, a level). */
+function trendAggregate(r: Reading, measure: Measure, cue: Cue | undefined): Aggregate {
+  if (cue?.kind === 'sum' || cue?.kind === 'mean') return cue.kind;
+  const name = measure.kind === 'rows' ? 'rows' : splitWords(measureLabel(measure)).join(' ');
+  return AMOUNTS.test(name) || AMOUNTS.test(r.text) ? 'sum' : 'mean';
+}
+
+/**
+ * The column "how many" asks to add up: named right after it ("how many points did …"), or,
+ * when the question picks rows by a value and sets no bound, the column its verb names
+ * ("how many games did Maesteg RFC play" → "played").
+ */
+function summedByHowMany(
+  r: Reading,
+  cue: Cue,
+  conditionColumns: Set<string>,
+  filters: Condition[],
+): ColumnMention | undefined {
+  const next = numericMentions(r, cue.end, conditionColumns).find((m) => m.start >= cue.end);
+  if (!next || next.score < 0.75) return undefined;
+  const gap = r.text.slice(cue.end, next.start);
+  if (/^\s*(?:(?:total|the|of)\s+)?$/i.test(gap)) return next;
+  const picked = filters.some((f) => f.kind === 'equals' && typeof f.value === 'string');
+  const bounded = filters.some((f) => f.kind === 'compare' || f.kind === 'between');
+  return picked && !bounded && /\b(?:did|does|do|has|have|had|was|were|is|are)\b/i.test(gap)
+    ? next
+    : undefined;
+}
+
+/** The periods of a date column the question asks for: years or months. */
+function periodAsked(r: Reading): { period?: 'Y' | 'M' } {
+  if (/\b(?:years?|yearly|annual(?:ly)?)\b|每年|年度|逐年/i.test(r.text)) return { period: 'Y' };
+  if (/\b(?:months?|monthly)\b|每月|月度|逐月/i.test(r.text)) return { period: 'M' };
+  return {};
+}
+
+/** A time column the question names ("over the years" with a `year` column), if any. */
+function askedTime(r: Reading): ColumnInfo | undefined {
+  return r.columns.find((m) => m.column.kind === 'date' || isYearColumn(m.column))?.column;
+}
+
+/** A column of ranks or positions (1 is the best). */
+function isRankLike(column: ColumnInfo | undefined): boolean {
+  return column !== undefined && isIdLike(column) && /rank|position|place|pos\b|排名|名次/i.test(column.name);
+}
+
+function aggregateOf(cue: Cue): Aggregate {
+  switch (cue.kind) {
+    case 'mean':
+      return 'mean';
+    case 'sum':
+      return 'sum';
+    case 'median':
+      return 'median';
+    case 'min':
+      return 'min';
+    default:
+      return 'max';
+  }
+}
+
+/** The measure named nearest after `from`; else `fallback`; else the only quantity column. */
+function measureNear(
+  r: Reading,
+  from: number,
+  exclude: Set<string>,
+  assumptions: Assumption[],
+  fallback?: () => ColumnInfo | undefined,
+  /** Columns used only if no other is named (those the question filters on). */
+  avoid: Set<string> = new Set(),
+): Measure | undefined {
+  const candidates = numericMentions(r, from, new Set([...exclude, ...avoid]));
+  let named = candidates[0] ?? numericMentions(r, from, exclude)[0];
+  // "population density": of two names side by side, the second is the head ("density").
+  const next =
+    named && candidates.find((m) => m.start > named!.end && /^\s*$/.test(r.text.slice(named!.end, m.start)));
+  if (named && next && named.start >= from) named = next;
+  if (named) return col(named.column.name);
+  const guessed = fallback ? fallback() : soleQuantity(r, exclude);
+  if (!guessed) return undefined;
+  assumptions.push({
+    role: 'measure',
+    column: guessed.name,
+    because: fallback ? 'outcome-guess' : 'only-quantity',
+  });
+  return col(guessed.name);
+}
+
+function soleQuantity(r: Reading, exclude: Set<string>): ColumnInfo | undefined {
+  const quantities = quantityColumns(r.table).filter((c) => !exclude.has(c.name));
+  return quantities.length === 1 ? quantities[0] : undefined;
+}
+
+/** Whether a cue word is part of a column's name ("total" in "total medals"). */
+function insideMention(r: Reading, cue: Cue): boolean {
+  return r.columns.some((m) => cue.start >= m.start && cue.end <= m.end && m.score >= 0.6);
+}
+
+function entityAsked(entity: ReturnType<typeof askedEntity>, r: Reading): boolean {
+  return entity !== undefined && entity.start < (cuesOf(r.cues, 'difference')[0]?.start ?? 0);
+}
+
+/** Two values of the same column joined by "or", "and", "than", "compared to", "vs". */
+function valuePair(r: Reading): { column: ColumnInfo; values: [string, string] } | undefined {
+  const values = [...r.values].sort((a, b) => a.start - b.start);
+  for (let i = 0; i < values.length; i++) {
+    for (let j = i + 1; j < values.length; j++) {
+      const a = values[i]!;
+      const b = values[j]!;
+      if (a.column !== b.column || a.value === b.value || a.mode !== 'equals' || b.mode !== 'equals')
+        continue;
+      const gap = r.text.slice(a.end, b.start);
+      if (
+        /^\s*(?:,?\s*or|and|than|vs\.?|versus|compared (?:to|with)|against|和|与|跟|还是|或)\s*(?:the\s+)?(?:\p{L}+\s+){0,3}$/iu.test(
+          gap,
+        ) ||
+        /\b(compared|than|versus)\b/i.test(gap)
+      )
+        return { column: a.column, values: [a.value, b.value] };
+    }
+  }
+  return undefined;
+}
+
+/** The categorical column groups are formed by: named after "by/per/each/across", or asked for. */
+function groupColumn(r: Reading, asked: ColumnInfo | undefined): ColumnInfo | undefined {
+  // Grouping needs a column whose values repeat: "per season" over one row per season is every row.
+  const repeats = (c: ColumnInfo) => c.distinct < r.table.rows - c.missing;
+  const categorical = categoricalMentions(r).filter(
+    (m) => repeats(m.column) && !r.values.some((v) => v.column === m.column),
+  );
+  const after = categorical.find((m) => groupedBy(r, m.column));
+  if (after) return after.column;
+  if (asked && isCategorical(asked, r.table.rows) && repeats(asked)) return asked;
+  return categorical[0]?.column;
+}
+
+/** Whether a column is named right after a grouping word ("by region", "each region", "各地区"). */
+function groupedBy(r: Reading, column: ColumnInfo, word?: RegExp): boolean {
+  return r.columns.some(
+    (mention) =>
+      mention.column === column &&
+      cuesOf(r.cues, 'group-by', 'each').some(
+        (c) => c.end <= mention.start && mention.start - c.end <= 12 && (!word || word.test(c.text)),
+      ),
+  );
+}
+
+/** Rows kept before aggregating: "the top 5 tallest", "the first 3", "the 5 highest ranked". */
+function subsetOf(r: Reading, assumptions: Assumption[]): Subset | undefined {
+  const top = r.topN;
+  if (!top) return undefined;
+  if (
+    top.tableOrder &&
+    !cuesOf(r.cues, 'max', 'min').some((c) => c.start >= top.end && c.start - top.end < 30)
+  )
+    return { n: top.n, order: top.order };
+  const extreme = cuesOf(r.cues, 'max', 'min').find((c) => c.start >= top.start && c.start - top.end < 40);
+  const by = extreme ? numericMentions(r, extreme.end)[0] : undefined;
+  if (by) return { n: top.n, by: col(by.column.name), order: extreme!.kind === 'min' ? 'asc' : 'desc' };
+  const rank = r.table.columns.find((c) => isNumeric(c) && isRankLike(c));
+  if (rank) {
+    assumptions.push({ role: 'order', column: rank.name, because: 'rank-column' });
+    return { n: top.n, by: col(rank.name), order: top.order === 'desc' ? 'asc' : 'desc' };
+  }
+  const named = numericMentions(r, top.end)[0];
+  if (named) return { n: top.n, by: col(named.column.name), order: top.order };
+  return { n: top.n, order: top.order };
+}
+
+/**
+ * Filters from the values a question names (one per place; the first column wins). Several
+ * values of one column are alternatives ("the healthcare and education industries"), or a
+ * span of rows when written "from A to B".
+ */
+function valueFilters(r: Reading, values: ValueMention[], skip: Set<string>): Condition[] {
+  const filters: Condition[] = [];
+  const places = new Set<string>();
+  const byColumn = new Map<string, ValueMention[]>();
+  for (const v of values) {
+    const place = `${v.start}:${v.end}`;
+    if (skip.has(v.column.name) || places.has(place)) continue;
+    places.add(place);
+    if (v.mode === 'contains') {
+      filters.push({ kind: 'contains', column: v.column.name, value: r.text.slice(v.start, v.end) });
+      continue;
+    }
+    byColumn.set(v.column.name, [...(byColumn.get(v.column.name) ?? []), v]);
+  }
+  for (const [column, named] of byColumn) {
+    const ordered = [...named].sort((a, b) => a.start - b.start);
+    if (new Set(ordered.map((v) => v.value)).size === 1) {
+      filters.push({ kind: 'equals', column, value: ordered[0]!.value });
+      continue;
+    }
+    const [first, second] = ordered as [ValueMention, ValueMention];
+    const spanned =
+      ordered.length === 2 &&
+      /\b(?:from|between)\s+(?:the\s+)?['"“]?$/i.test(
+        r.text.slice(Math.max(0, first.start - 14), first.start),
+      ) &&
+      /^['"”]?\s*(?:to|until|through|-|–)\s*['"“]?$/i.test(r.text.slice(first.end, second.start));
+    filters.push(
+      spanned
+        ? { kind: 'span', column, from: first.value, to: second.value }
+        : { kind: 'in', column, values: [...new Set(ordered.map((v) => v.value))] },
+    );
+  }
+  return filters;
+}
+
+function unique<T>(items: T[]): T[] {
+  return [...new Set(items)];
+}
+
+export type { ColumnMention };

@@ -1,0 +1,209 @@
+import type { AgentEvent } from '../../../agent/events.ts';
+import { type CellStep, StepBuilder, type StepUpdate } from '../../../agent/view/steps.ts';
+import { Spinner } from '../../render/spinner.ts';
+
+const STYLE = {
+  dim: '\u001b[2m',
+  bold: '\u001b[1m',
+  red: '\u001b[31m',
+  green: '\u001b[32m',
+  yellow: '\u001b[33m',
+  blue: '\u001b[34m',
+  magenta: '\u001b[35m',
+  cyan: '\u001b[36m',
+  reset: '\u001b[0m',
+} as const;
+type Style = keyof typeof STYLE;
+
+const SECTION: Record<string, { label: string; style: Style }> = {
+  Analyze: { label: 'Analyze', style: 'blue' },
+  Understand: { label: 'Understand', style: 'magenta' },
+  Answer: { label: 'Answer', style: 'green' },
+};
+
+export interface ChatRendererOptions {
+  color: boolean;
+  /** Show a spinner with the elapsed time while a cell runs (terminals only). */
+  spinner: boolean;
+  /** Lines of code shown per cell before "… N more lines". Default 40. */
+  maxCodeLines?: number;
+  now?: () => number;
+}
+
+/**
+ * Prints one run as it streams, from its steps (`agent/view/steps.ts`): each section under a
+ * coloured heading (Analyze, Understand, Answer), each cell's code once, its output dimmed,
+ * its status and files, and while a cell runs a spinner with the time so far.
+ */
+export class ChatRenderer {
+  private readonly builder = new StepBuilder();
+  private readonly spinner: Spinner | undefined;
+  private readonly maxCodeLines: number;
+  private atLineStart = true;
+  /** Whitespace at the end of streamed text, written only if more text follows. */
+  private pending = '';
+  /** The step whose text is streaming, so a new heading is printed only for a new step. */
+  private streaming: number | undefined;
+  private readonly cells = new Map<number, { code: boolean; state: string; files: number }>();
+
+  constructor(
+    private readonly write: (text: string) => void,
+    private readonly options: ChatRendererOptions,
+  ) {
+    this.maxCodeLines = options.maxCodeLines ?? 40;
+    if (options.spinner)
+      this.spinner = new Spinner((text) => this.write(text), { color: options.color, now: options.now });
+  }
+
+  /** The answer of the run, once it has one. */
+  get answer(): string | undefined {
+    return this.builder.view.answer;
+  }
+
+  push(event: AgentEvent): void {
+    for (const update of this.builder.push(event)) this.apply(update);
+    if (event.type === 'run-end') {
+      this.spinner?.stop();
+      const style: Style =
+        event.status === 'completed' ? 'green' : event.status === 'cancelled' ? 'yellow' : 'red';
+      const seconds = (event.duration_ms / 1000).toFixed(1);
+      const why = event.reason && event.status !== 'completed' ? ` — ${event.reason}` : '';
+      this.line(this.paint(style, `── ${event.status} in ${seconds} s${why}`));
+    }
+  }
+
+  /** Stops the spinner (the session prints something of its own). */
+  pause(): void {
+    this.spinner?.stop();
+  }
+
+  private apply(update: StepUpdate): void {
+    if (update.type === 'run-changed') return;
+    const step = this.builder.steps[update.index];
+    if (!step) return;
+    switch (update.type) {
+      case 'step-added':
+        if (step.kind === 'note') {
+          const style: Style = step.level === 'error' ? 'red' : 'yellow';
+          this.line(this.paint(style, `${step.level === 'error' ? 'error' : 'note'}: ${step.text}`));
+        } else if (step.kind === 'cell') {
+          this.cells.set(update.index, { code: false, state: '', files: 0 });
+          if (step.state === 'writing') this.heading(update.index, 'Code', 'yellow');
+        } else {
+          const section = SECTION[step.kind === 'answer' ? 'Answer' : step.tag]!;
+          this.heading(update.index, section.label, section.style);
+        }
+        break;
+      case 'text-appended':
+        if (this.streaming === update.index) {
+          const cell = step.kind === 'cell';
+          this.stream(cell ? this.paint('dim', update.text) : update.text);
+          if (cell) this.cells.get(update.index)!.code = true;
+        }
+        break;
+      case 'section-closed':
+        if (this.streaming === update.index) this.endStream();
+        break;
+      case 'output-appended':
+        this.spinner?.stop();
+        this.text(this.paint('dim', update.text));
+        break;
+      case 'step-changed':
+        if (step.kind === 'cell') this.cellChanged(update.index, step);
+        break;
+    }
+  }
+
+  private cellChanged(index: number, cell: CellStep): void {
+    const seen = this.cells.get(index) ?? { code: false, state: '', files: 0 };
+    this.cells.set(index, seen);
+    if (cell.state !== 'writing' && this.streaming === index) this.endStream();
+    if ((cell.state === 'running' || cell.state === 'refused') && !seen.code) {
+      this.code(cell.code);
+      seen.code = true;
+    }
+    if (cell.state !== seen.state) {
+      if (cell.state === 'running') this.spinner?.start('running cell');
+      if (cell.state === 'refused') this.line(this.paint('red', `── refused: ${cell.refusal}`));
+      if (cell.state === 'done' && cell.result) {
+        this.spinner?.stop();
+        const { status, duration_ms: ms, message } = cell.result;
+        const style: Style = status === 'ok' ? 'green' : 'red';
+        this.line(
+          this.paint(style, `── ${status} in ${(ms / 1000).toFixed(1)} s${message ? `: ${message}` : ''}`),
+        );
+      }
+      seen.state = cell.state;
+    }
+    for (const artifact of cell.artifacts.slice(seen.files))
+      this.line(
+        this.paint('cyan', `   ${artifact.change}: ${artifact.path} (${formatBytes(artifact.bytes)})`),
+      );
+    seen.files = cell.artifacts.length;
+  }
+
+  private heading(index: number, label: string, style: Style): void {
+    this.endStream();
+    this.line(this.paint(style, this.paint('bold', `▍${label}`)));
+    this.streaming = index;
+    this.pending = '';
+    this.startOfSection = true;
+  }
+
+  private startOfSection = false;
+
+  /** Streamed model text: leading blank lines of a section dropped, trailing ones held back. */
+  private stream(text: string): void {
+    let body = text;
+    if (this.startOfSection) {
+      body = body.replace(/^\s+/, '');
+      if (!body) return;
+      this.startOfSection = false;
+    }
+    const trimmed = body.replace(/\s+$/, '');
+    const trailing = body.slice(trimmed.length);
+    if (trimmed) {
+      this.text(this.pending + trimmed);
+      this.pending = '';
+    }
+    this.pending += trailing;
+  }
+
+  private endStream(): void {
+    if (this.streaming === undefined) return;
+    this.streaming = undefined;
+    this.pending = '';
+    if (!this.atLineStart) this.text('\n');
+  }
+
+  private code(code: string): void {
+    const lines = code.replace(/\s+$/, '').split('\n');
+    this.line(this.paint('yellow', this.paint('bold', '▍Code')));
+    for (const line of lines.slice(0, this.maxCodeLines)) this.line(this.paint('dim', line));
+    const more = lines.length - this.maxCodeLines;
+    if (more > 0) this.line(this.paint('dim', `   … ${more} more line${more === 1 ? '' : 's'}`));
+  }
+
+  private paint(style: Style, text: string): string {
+    return this.options.color ? `${STYLE[style]}${text}${STYLE.reset}` : text;
+  }
+
+  private text(text: string): void {
+    if (!text) return;
+    this.spinner?.clear();
+    this.write(text);
+    const plain = text.replace(/\u001b\[[0-9;]*m/g, '');
+    this.atLineStart = plain.endsWith('\n');
+    if (this.atLineStart) this.spinner?.redraw();
+  }
+
+  private line(text: string): void {
+    this.text(`${this.atLineStart ? '' : '\n'}${text}\n`);
+  }
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}

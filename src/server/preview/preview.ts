@@ -1,0 +1,147 @@
+import { z } from 'zod';
+
+/**
+ * The preview of one workspace file (GET /v1/threads/{id}/preview/{path}): a page of a
+ * table (CSV/TSV, an Excel sheet, a SQLite table, Parquet, JSON records), lines of text, or
+ * just the kind for images, PDFs and other binaries (the client shows those from the file's
+ * download URL). Every parser reads through the thread's Workspace; binary formats are
+ * parsed in a worker thread bounded in memory and time (`worker-pool.ts`).
+ */
+
+export type PreviewKind = 'table' | 'text' | 'image' | 'pdf' | 'json' | 'binary';
+export type ColumnType = 'integer' | 'number' | 'boolean' | 'date' | 'string' | 'json' | 'bytes';
+
+export interface PreviewColumn {
+  name: string;
+  type: ColumnType;
+}
+
+/** A cell as JSON: strings, numbers, booleans and null (anything else is shown as a string). */
+export type PreviewCell = string | number | boolean | null;
+
+export interface Preview {
+  path: string;
+  kind: PreviewKind;
+  columns: PreviewColumn[];
+  rows: PreviewCell[][];
+  offset: number;
+  limit: number;
+  /** Rows of the table (text: lines) in all; null when it cannot be known cheaply. */
+  total_rows: number | null;
+  /** Excel: every sheet's name; `sheet` is the one shown. */
+  sheets?: string[];
+  sheet?: string;
+  /** SQLite: every table's name; `table` is the one shown. */
+  tables?: string[];
+  table?: string;
+  /** True when the page is cut short (a row too long, a cell cut, a file too big to read whole). */
+  truncated?: boolean;
+  /** The file's size in bytes. */
+  bytes: number;
+  /** Why a file that looks like a table or text is not shown as one. */
+  message?: string;
+}
+
+export const PreviewQuerySchema = z
+  .object({
+    offset: z.coerce.number().int().min(0).max(1e12).default(0),
+    limit: z.coerce.number().int().min(0).max(1000).default(100),
+    sheet: z.string().max(300).optional(),
+    table: z.string().max(300).optional(),
+  })
+  .passthrough();
+export type PreviewQuery = z.infer<typeof PreviewQuerySchema>;
+
+/** The formats this preview knows, from a file's name. */
+export type PreviewFormat =
+  | 'csv'
+  | 'tsv'
+  | 'xlsx'
+  | 'sqlite'
+  | 'parquet'
+  | 'json'
+  | 'text'
+  | 'image'
+  | 'pdf'
+  | 'unknown';
+
+const BY_EXTENSION: Record<string, PreviewFormat> = {
+  csv: 'csv',
+  tsv: 'tsv',
+  tab: 'tsv',
+  xlsx: 'xlsx',
+  xlsm: 'xlsx',
+  sqlite: 'sqlite',
+  sqlite3: 'sqlite',
+  db: 'sqlite',
+  parquet: 'parquet',
+  pq: 'parquet',
+  json: 'json',
+  geojson: 'json',
+  png: 'image',
+  jpg: 'image',
+  jpeg: 'image',
+  gif: 'image',
+  webp: 'image',
+  pdf: 'pdf',
+};
+const TEXT = new Set(
+  'txt md markdown log py r sql yaml yml toml ini cfg conf xml html htm svg sh jsonl ndjson js ts css tex rst'.split(
+    ' ',
+  ),
+);
+
+export function formatOf(path: string): PreviewFormat {
+  const name = path.split('/').pop() ?? path;
+  const dot = name.lastIndexOf('.');
+  const extension = dot > 0 ? name.slice(dot + 1).toLowerCase() : '';
+  if (TEXT.has(extension)) return 'text';
+  return BY_EXTENSION[extension] ?? 'unknown';
+}
+
+/** True when the first bytes look like text (UTF-8 without NUL bytes). */
+export function looksLikeText(head: Uint8Array): boolean {
+  if (head.includes(0)) return false;
+  try {
+    // A multi-byte character cut at the end of the sample is not a reason to say binary.
+    new TextDecoder('utf-8', { fatal: true }).decode(head.subarray(0, Math.max(0, head.length - 4)));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Infers a column's type from sample values (empty ones do not count). */
+export function inferType(values: Iterable<string>): ColumnType {
+  let integer = true;
+  let number = true;
+  let boolean = true;
+  let date = true;
+  let seen = 0;
+  for (const raw of values) {
+    const value = raw.trim();
+    if (value === '') continue;
+    seen++;
+    if (integer && !/^[-+]?\d{1,15}$/.test(value)) integer = false;
+    if (number && !/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(value)) number = false;
+    if (boolean && !/^(true|false)$/i.test(value)) boolean = false;
+    if (date && !/^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(value))
+      date = false;
+    if (!integer && !number && !boolean && !date) return 'string';
+  }
+  if (seen === 0) return 'string';
+  return integer ? 'integer' : number ? 'number' : boolean ? 'boolean' : date ? 'date' : 'string';
+}
+
+/**
+ * One workspace file as the readers see it: its size and time from one `stat`, and byte
+ * ranges each read through a fresh `Workspace.open` (an open file streams once).
+ */
+export interface FileSource {
+  workspaceId: string;
+  path: string;
+  bytes: number;
+  modifiedMs: number;
+  /** The bytes in [start, end), as chunks. */
+  range(start: number, end: number): AsyncIterable<Uint8Array>;
+}

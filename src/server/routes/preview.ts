@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from '../deps.ts';
+import { PreviewQuerySchema } from '../preview/preview.ts';
+import { PreviewService } from '../preview/preview-service.ts';
+import { validate } from '../validate.ts';
+
+type Params = { Params: { id: string; '*': string } };
+
+/**
+ * GET /v1/threads/{id}/preview/{path}?offset=&limit=&sheet=&table= — a page of a workspace
+ * file as JSON (`Preview`): tables, sheets, SQLite tables, Parquet, JSON, text, or the kind
+ * of an image, PDF or binary. Read through the thread's Workspace only.
+ */
+export function registerPreviewRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const previews = new PreviewService();
+  app.addHook('onClose', async () => previews.close());
+  app.get<Params>('/v1/threads/:id/preview/*', async (request, reply) => {
+    const query = validate(PreviewQuerySchema, request.query ?? {}, 'the query');
+    const thread = await deps.threads.get(request.owner, request.params.id);
+    const workspace = await deps.threads.workspace(thread);
+    const preview = await previews.preview(workspace, request.params['*'], query);
+    return reply.header('cache-control', 'no-store').send(preview);
+  });
+}

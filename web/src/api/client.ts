@@ -1,0 +1,184 @@
+/**
+ * The HTTP API as the browser uses it. The API key (when the server needs one) lives in
+ * memory and in sessionStorage for this tab only — never in localStorage. A 401 asks the
+ * person for a key (through `onUnauthorized`) and retries once with it.
+ */
+
+const KEY_STORAGE = 'analyst.key';
+let apiKey: string | undefined = sessionStorage.getItem(KEY_STORAGE) ?? undefined;
+let prompt: ((invalid: boolean) => Promise<string>) | undefined;
+let pendingKey: Promise<string> | undefined;
+
+export function setKeyPrompt(ask: (invalid: boolean) => Promise<string>): void {
+  prompt = ask;
+}
+
+/** Asks once for every request that got a 401 at the same time. */
+const askForKey = (invalid: boolean): Promise<string> => {
+  pendingKey ??= prompt!(invalid).finally(() => {
+    pendingKey = undefined;
+  });
+  return pendingKey;
+};
+
+export function hasKey(): boolean {
+  return apiKey !== undefined;
+}
+
+function setKey(key: string): void {
+  apiKey = key;
+  sessionStorage.setItem(KEY_STORAGE, key);
+}
+
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code: string | null = null,
+  ) {
+    super(message);
+  }
+}
+
+function headersOf(init: RequestInit | undefined): Headers {
+  const headers = new Headers(init?.headers);
+  if (apiKey) headers.set('authorization', `Bearer ${apiKey}`);
+  return headers;
+}
+
+/**
+ * After a 401 to a request sent with `sent`: the key to try next. When another request set a
+ * new key meanwhile, that one (no question asked); otherwise the person is asked, told that
+ * the key was refused when one was sent.
+ */
+async function nextKey(sent: string | undefined): Promise<void> {
+  if (apiKey !== sent) return;
+  setKey(await askForKey(sent !== undefined));
+}
+
+/** fetch against the API with the key; a 401 asks for a key and tries again. */
+export async function apiFetch(path: string, init: RequestInit = {}): Promise<Response> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const sent = apiKey;
+    let response: Response;
+    try {
+      response = await fetch(path, { ...init, headers: headersOf(init) });
+    } catch (error) {
+      if ((error as Error).name === 'AbortError') throw error;
+      throw new ApiError('network', 0, 'network');
+    }
+    if (response.status !== 401 || !prompt) return response;
+    await nextKey(sent);
+  }
+  throw new ApiError('unauthorized', 401, 'unauthorized');
+}
+
+async function failure(response: Response): Promise<ApiError> {
+  let message = `HTTP ${response.status}`;
+  let code: string | null = null;
+  try {
+    const body = (await response.json()) as { error?: { message?: string; code?: string | null } };
+    if (body.error?.message) message = body.error.message;
+    code = body.error?.code ?? null;
+  } catch {
+    // not JSON: keep the status
+  }
+  return new ApiError(message, response.status, code);
+}
+
+export async function api<T>(path: string, init: RequestInit & { json?: unknown } = {}): Promise<T> {
+  const { json, ...rest } = init;
+  const request: RequestInit =
+    json === undefined
+      ? rest
+      : {
+          ...rest,
+          body: JSON.stringify(json),
+          headers: { ...(rest.headers as Record<string, string>), 'content-type': 'application/json' },
+        };
+  const response = await apiFetch(path, request);
+  if (!response.ok) throw await failure(response);
+  return (await response.json()) as T;
+}
+
+/** Downloads an API resource as a file (with the key, so it works on servers that need one). */
+export async function download(path: string, fallbackName: string): Promise<void> {
+  const response = await apiFetch(path);
+  if (!response.ok) throw await failure(response);
+  const disposition = response.headers.get('content-disposition') ?? '';
+  const name = /filename\*=UTF-8''([^;]+)/i.exec(disposition)?.[1];
+  const blob = await response.blob();
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name ? decodeURIComponent(name) : fallbackName;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+const blobs = new Map<string, Promise<string>>();
+
+/** A blob: URL for an API resource (images need the key too); cached per path and version. */
+export function blobUrl(path: string, version = ''): Promise<string> {
+  const key = `${path}#${version}`;
+  let url = blobs.get(key);
+  if (!url) {
+    url = (async () => {
+      const response = await apiFetch(path);
+      if (!response.ok) throw await failure(response);
+      return URL.createObjectURL(await response.blob());
+    })();
+    url.catch(() => blobs.delete(key));
+    blobs.set(key, url);
+  }
+  return url;
+}
+
+/** Uploads one file into the thread's workspace (optionally into a folder), reporting progress. */
+export function uploadFile(
+  threadId: string,
+  file: File,
+  folder: string,
+  onProgress: (fraction: number) => void,
+): Promise<{ path: string; bytes: number }> {
+  let sent: string | undefined;
+  const send = (): Promise<{ path: string; bytes: number }> =>
+    new Promise((resolve, reject) => {
+      const request = new XMLHttpRequest();
+      request.open('POST', `/v1/threads/${threadId}/files`);
+      sent = apiKey;
+      if (apiKey) request.setRequestHeader('authorization', `Bearer ${apiKey}`);
+      request.upload.onprogress = (event) => {
+        if (event.lengthComputable) onProgress(event.loaded / event.total);
+      };
+      request.onerror = () => reject(new ApiError('network', 0, 'network'));
+      request.onload = () => {
+        let body: { path?: string; bytes?: number; error?: { message?: string; code?: string } } = {};
+        try {
+          body = JSON.parse(request.responseText);
+        } catch {
+          // keep the status
+        }
+        if (request.status === 200 && body.path) resolve({ path: body.path, bytes: body.bytes ?? 0 });
+        else
+          reject(
+            new ApiError(
+              body.error?.message ?? `HTTP ${request.status}`,
+              request.status,
+              body.error?.code ?? null,
+            ),
+          );
+      };
+      const form = new FormData();
+      if (folder) form.append('folder', folder);
+      form.append('file', file, file.name);
+      request.send(form);
+    });
+  return send().catch(async (error: ApiError) => {
+    if (error.status !== 401 || !prompt) throw error;
+    await nextKey(sent);
+    return send();
+  });
+}

@@ -1,0 +1,69 @@
+import type { AgentEvent } from '../../../src/agent/events.ts';
+import { apiFetch } from './client.ts';
+
+export type SequencedEvent = AgentEvent & { seq: number };
+
+/**
+ * Follows a run's events (SSE with `id:` lines) from after sequence `after`, and resumes
+ * with `Last-Event-ID` whenever the connection drops (a reload, a network loss, a server
+ * restart), so every event arrives exactly once and in order. Ends after `run-end`, or
+ * when `signal` aborts. `onState` says whether the stream is connected.
+ */
+export async function followRun(
+  threadId: string,
+  runId: string,
+  options: {
+    after: number;
+    signal: AbortSignal;
+    onEvent: (event: SequencedEvent) => void;
+    onState?: (state: 'connected' | 'reconnecting') => void;
+  },
+): Promise<void> {
+  let last = options.after;
+  let delayMs = 500;
+  while (!options.signal.aborted) {
+    let ended = false;
+    try {
+      const response = await apiFetch(`/v1/threads/${threadId}/runs/${runId}/events`, {
+        headers: { 'last-event-id': String(last), accept: 'text/event-stream' },
+        signal: options.signal,
+      });
+      if (response.status === 404) return;
+      if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
+      options.onState?.('connected');
+      delayMs = 500;
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        let end = buffer.indexOf('\n\n');
+        while (end !== -1) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          end = buffer.indexOf('\n\n');
+          const data = block
+            .split('\n')
+            .filter((line) => line.startsWith('data:'))
+            .map((line) => line.slice(5).trimStart())
+            .join('\n');
+          if (!data) continue;
+          const event = JSON.parse(data) as SequencedEvent;
+          if (typeof event.seq !== 'number' || event.seq <= last) continue;
+          last = event.seq;
+          options.onEvent(event);
+          if (event.type === 'run-end') ended = true;
+        }
+      }
+      if (ended) return;
+    } catch (error) {
+      if (options.signal.aborted) return;
+      void error;
+    }
+    if (ended) return;
+    options.onState?.('reconnecting');
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    delayMs = Math.min(delayMs * 2, 5000);
+  }
+}

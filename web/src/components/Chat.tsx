@@ -1,0 +1,151 @@
+import { useLayoutEffect, useRef } from 'preact/hooks';
+import type { CellStep } from '../../../src/agent/view/steps.ts';
+import { currentLanguage, t } from '../i18n/i18n.ts';
+import { useSecondsSince } from '../lib/hooks.ts';
+import type { RunState, ThreadSession } from '../state/thread-session.ts';
+import { StepCard } from './StepCard.tsx';
+
+/** The centre panel: every run's question and step cards, live, and what is happening now. */
+export function Chat(props: {
+  session: ThreadSession | undefined;
+  selectedCell: string | undefined;
+  onInspectCell: (cell: CellStep) => void;
+  onOpenFile: (path: string) => void;
+}) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const stick = useRef(true);
+  const { session } = props;
+  const language = currentLanguage();
+
+  // Follow the stream while the reader is at the bottom; leave them be once they scroll up.
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (el && stick.current) el.scrollTop = el.scrollHeight;
+  });
+
+  const onScroll = () => {
+    const el = scroller.current;
+    if (el) stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+  };
+
+  if (!session || session.runs.length === 0) {
+    return (
+      <div class="chat-scroll" ref={scroller}>
+        <div class="welcome">
+          <h1>{t('chat.welcomeTitle')}</h1>
+          <p>{t('chat.welcomeBody')}</p>
+        </div>
+      </div>
+    );
+  }
+  return (
+    <div
+      class="chat-scroll"
+      ref={scroller}
+      onScroll={onScroll}
+      aria-live="off"
+      // A chart that loads after the card grew the page: stay at the bottom if we were there.
+      onLoadCapture={() => {
+        const el = scroller.current;
+        if (el && stick.current) el.scrollTop = el.scrollHeight;
+      }}
+    >
+      {session.runs.map((run) => (
+        <RunBlock key={run.id} run={run} {...props} session={session} language={language} />
+      ))}
+    </div>
+  );
+}
+
+function RunBlock(props: {
+  run: RunState;
+  session: ThreadSession;
+  language: string;
+  selectedCell: string | undefined;
+  onInspectCell: (cell: CellStep) => void;
+  onOpenFile: (path: string) => void;
+}) {
+  const { run } = props;
+  const view = run.builder.view;
+  const question = run.protocol === 'cell' ? t('chat.rerunOf') : view.question;
+  return (
+    <article class="run" data-run={run.id} data-status={run.status}>
+      {question && (
+        <div class={`question${run.protocol === 'cell' ? ' rerun' : ''}`}>
+          <span class="who">{t('chat.you')}</span>
+          <p>{question}</p>
+        </div>
+      )}
+      {run.builder.steps.map((step, index) => (
+        <StepCard
+          // Steps are only ever appended, so the index is a stable key.
+          key={index}
+          step={step}
+          version={run.versions[index] ?? 0}
+          language={props.language}
+          threadId={props.session.id}
+          selected={step.kind === 'cell' && step.cellId === props.selectedCell}
+          onInspectCell={props.onInspectCell}
+          onOpenFile={props.onOpenFile}
+        />
+      ))}
+      <RunEnd run={run} />
+    </article>
+  );
+}
+
+function RunEnd({ run }: { run: RunState }) {
+  const reason = run.builder.view.reason ?? '';
+  switch (run.status) {
+    case 'running':
+    case 'completed':
+      return null;
+    case 'cancelled':
+      return (
+        <div class="card end cancelled" role="status">
+          {t('run.cancelled')}
+        </div>
+      );
+    case 'capped':
+      return (
+        <div class="card end capped" role="status">
+          {t('run.capped', { reason })}
+        </div>
+      );
+    case 'interrupted':
+      return (
+        <div class="card end failed" role="alert">
+          {t('run.interrupted')}
+        </div>
+      );
+    default:
+      return (
+        <div class="card end failed" role="alert">
+          {/sandbox|docker|engine/i.test(reason)
+            ? t('run.unavailable', { reason })
+            : t('run.failed', { reason })}
+        </div>
+      );
+  }
+}
+
+/** What the running analysis is doing now, in a line of fixed height (no jump when it changes). */
+export function RunningIndicator({ session }: { session: ThreadSession | undefined }) {
+  const run = session?.active;
+  const steps = run?.builder.steps ?? [];
+  const last = steps[steps.length - 1];
+  const runningCell = steps.findLast((s): s is CellStep => s.kind === 'cell' && s.state === 'running');
+  const seconds = useSecondsSince(runningCell ? run?.cellStarted.get(runningCell.cellId) : undefined);
+  let text = '';
+  if (session?.connection === 'reconnecting' && run) text = t('chat.reconnecting');
+  else if (runningCell) text = t('chat.cellRunning', { seconds });
+  else if (run && last?.kind === 'cell' && last.state === 'writing') text = t('chat.writingCode');
+  else if (run && steps.length === 0) text = t('chat.starting');
+  else if (run) text = t('chat.thinking');
+  return (
+    <div class="indicator" role="status" aria-live="polite">
+      {text && <span class="spinner" aria-hidden="true" />}
+      <span id="indicator-text">{text}</span>
+    </div>
+  );
+}

@@ -1,0 +1,211 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { CellStep } from '../../../src/agent/view/steps.ts';
+import { api, apiFetch, blobUrl } from '../api/client.ts';
+import type { Preview } from '../api/types.ts';
+import { formatBytes, formatNumber, t } from '../i18n/i18n.ts';
+import { fileUrl } from '../lib/files.ts';
+import { useLazy } from '../lib/hooks.ts';
+
+/** The right panel: a preview of the selected file, or the selected cell's code to edit and re-run. */
+export function Inspector(props: {
+  threadId: string | undefined;
+  tab: 'preview' | 'code';
+  onTab: (tab: 'preview' | 'code') => void;
+  path: string | undefined;
+  fileVersion: string;
+  cell: CellStep | undefined;
+  running: boolean;
+  onRerun: (code: string) => Promise<void>;
+}) {
+  return (
+    <aside class="inspector" aria-label={t('nav.inspector')}>
+      <div class="tabs" role="tablist">
+        <button
+          type="button"
+          role="tab"
+          aria-selected={props.tab === 'preview'}
+          class={props.tab === 'preview' ? 'active' : ''}
+          onClick={() => props.onTab('preview')}
+        >
+          {t('inspector.preview')}
+        </button>
+        <button
+          type="button"
+          role="tab"
+          aria-selected={props.tab === 'code'}
+          class={props.tab === 'code' ? 'active' : ''}
+          onClick={() => props.onTab('code')}
+        >
+          {t('inspector.code')}
+        </button>
+      </div>
+      <div class="inspector-body">
+        {props.tab === 'preview' ? (
+          props.threadId && props.path ? (
+            <FilePreview threadId={props.threadId} path={props.path} version={props.fileVersion} />
+          ) : (
+            <p class="muted pad">{t('inspector.nothing')}</p>
+          )
+        ) : props.cell ? (
+          <CellEditor cell={props.cell} running={props.running} onRerun={props.onRerun} />
+        ) : (
+          <p class="muted pad">{t('inspector.noCell')}</p>
+        )}
+      </div>
+    </aside>
+  );
+}
+
+function FilePreview(props: { threadId: string; path: string; version: string }) {
+  const [preview, setPreview] = useState<Preview>();
+  const [error, setError] = useState<string>();
+  const [choice, setChoice] = useState<string>();
+  const grid = useLazy(() => import('../lazy/grid.tsx'));
+  const base = fileUrl(props.threadId, props.path, 'preview');
+  const param = preview?.sheets ? 'sheet' : 'table';
+  const url = choice ? `${base}?${param}=${encodeURIComponent(choice)}` : base;
+
+  useEffect(() => setChoice(undefined), [props.path]);
+  useEffect(() => {
+    let live = true;
+    setError(undefined);
+    const sep = url.includes('?') ? '&' : '?';
+    api<Preview>(`${url}${sep}offset=0&limit=200`).then(
+      (p) => live && setPreview(p),
+      (e: Error) => {
+        if (!live) return;
+        setError(e.message);
+        setPreview(undefined);
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [url, props.version]);
+
+  if (error)
+    return (
+      <p class="error-line pad" role="alert">
+        {error}
+      </p>
+    );
+  if (!preview || preview.path !== props.path) return <p class="muted pad">{t('inspector.loading')}</p>;
+  const choices = preview.sheets ?? preview.tables;
+  return (
+    <div class="preview">
+      <div class="preview-head">
+        <strong class="path" title={preview.path}>
+          {preview.path}
+        </strong>
+        <span class="muted">{formatBytes(preview.bytes)}</span>
+        {preview.total_rows !== null &&
+          (preview.kind === 'table' || preview.kind === 'json' || preview.kind === 'text') && (
+            <span class="muted" id="preview-rows">
+              {t('inspector.rows', { count: formatNumber(preview.total_rows) })}
+            </span>
+          )}
+      </div>
+      {choices && choices.length > 0 && (
+        <div
+          class="preview-tabs"
+          role="tablist"
+          aria-label={preview.sheets ? t('inspector.sheet') : t('inspector.table')}
+        >
+          {choices.map((name) => (
+            <button
+              type="button"
+              role="tab"
+              key={name}
+              aria-selected={(preview.sheet ?? preview.table) === name}
+              class={(preview.sheet ?? preview.table) === name ? 'active' : ''}
+              onClick={() => setChoice(name)}
+            >
+              {name}
+            </button>
+          ))}
+        </div>
+      )}
+      {preview.truncated && <p class="warn">{t('inspector.truncated')}</p>}
+      {preview.kind === 'image' && (
+        <PreviewImage threadId={props.threadId} path={props.path} version={props.version} />
+      )}
+      {preview.kind === 'pdf' && <PreviewPdf threadId={props.threadId} path={props.path} />}
+      {preview.kind === 'binary' && <p class="muted pad">{t('inspector.binary')}</p>}
+      {(preview.kind === 'table' || preview.kind === 'json' || preview.kind === 'text') &&
+        (grid ? (
+          <grid.DataGrid first={preview} url={url} mode={preview.kind === 'text' ? 'text' : 'table'} />
+        ) : (
+          <p class="muted pad">{t('inspector.loading')}</p>
+        ))}
+    </div>
+  );
+}
+
+function PreviewImage(props: { threadId: string; path: string; version: string }) {
+  const [src, setSrc] = useState<string>();
+  useEffect(() => {
+    void blobUrl(fileUrl(props.threadId, props.path), props.version).then(setSrc, () => setSrc(undefined));
+  }, [props.threadId, props.path, props.version]);
+  return <div class="preview-image">{src && <img src={src} alt={props.path} id="preview-image" />}</div>;
+}
+
+function PreviewPdf(props: { threadId: string; path: string }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const pdf = useLazy(() => import('../lazy/pdf.ts'));
+  const [error, setError] = useState<string>();
+  useEffect(() => {
+    if (!pdf || !ref.current) return;
+    const parent = ref.current;
+    void apiFetch(fileUrl(props.threadId, props.path))
+      .then((r) => r.arrayBuffer())
+      .then((data) => pdf.renderPdf(parent, data))
+      .catch((e: Error) => setError(e.message));
+  }, [pdf, props.threadId, props.path]);
+  return (
+    <div class="preview-pdf" ref={ref}>
+      {error ? <p class="error-line">{error}</p> : <p class="muted">{t('inspector.loading')}</p>}
+    </div>
+  );
+}
+
+function CellEditor(props: { cell: CellStep; running: boolean; onRerun: (code: string) => Promise<void> }) {
+  const host = useRef<HTMLDivElement>(null);
+  const editor = useRef<ReturnType<typeof import('../lazy/editor.ts').createEditor>>(undefined);
+  const module = useLazy(() => import('../lazy/editor.ts'));
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    if (!module || !host.current) return;
+    editor.current?.destroy();
+    editor.current = module.createEditor(
+      host.current,
+      props.cell.code,
+      props.cell.language,
+      t('inspector.code'),
+    );
+    return () => editor.current?.destroy();
+  }, [module, props.cell.cellId, props.cell.code]);
+  return (
+    <div class="cell-editor">
+      <p class="muted">{t('inspector.rerunHint')}</p>
+      <div class="editor-host" ref={host}>
+        {!module && <pre class="code">{props.cell.code}</pre>}
+      </div>
+      <button
+        type="button"
+        class="primary"
+        id="rerun"
+        disabled={props.running || busy || !module}
+        onClick={async () => {
+          setBusy(true);
+          try {
+            await props.onRerun(editor.current?.value() ?? props.cell.code);
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        {t('inspector.rerun')}
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,72 @@
+import { useEffect, useRef } from 'preact/hooks';
+import { blobUrl } from '../api/client.ts';
+import { fileUrl } from '../lib/files.ts';
+import { renderMarkdown } from '../lib/markdown.ts';
+
+/**
+ * Sanitised Markdown (see lib/markdown.ts). Images that point into the thread's workspace are
+ * loaded through the API (with the key) as blob URLs; links to workspace files open them in
+ * the inspector instead of leaving the app.
+ */
+export function Markdown(props: { text: string; threadId: string; onOpenFile?: (path: string) => void }) {
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const root = ref.current;
+    if (!root) return;
+    // While an answer streams it is rendered again each frame: images already loaded are
+    // moved into the new markup rather than loaded again, so they neither flicker nor jump.
+    const loaded = new Map<string, HTMLImageElement>();
+    for (const img of root.querySelectorAll<HTMLImageElement>('img[data-src][src]'))
+      loaded.set(img.dataset.src ?? '', img);
+    root.innerHTML = renderMarkdown(props.text);
+    for (const img of root.querySelectorAll<HTMLImageElement>('img[data-src]')) {
+      const old = loaded.get(img.dataset.src ?? '');
+      if (old && old.alt === img.alt) {
+        loaded.delete(img.dataset.src ?? '');
+        img.replaceWith(old);
+        continue;
+      }
+      const path = workspacePath(img.dataset.src ?? '', props.threadId);
+      if (!path) continue;
+      void blobUrl(fileUrl(props.threadId, path)).then(
+        (url) => {
+          img.src = url;
+        },
+        () => img.classList.add('broken'),
+      );
+    }
+  }, [props.text, props.threadId]);
+  const onClick = (event: MouseEvent) => {
+    const link = (event.target as HTMLElement).closest('a');
+    if (!link) return;
+    const path = workspacePath(link.getAttribute('href') ?? '', props.threadId);
+    if (path && props.onOpenFile) {
+      event.preventDefault();
+      props.onOpenFile(path);
+    }
+  };
+  // Clicks are delegated from the links inside (which are focusable and keyboard-usable themselves).
+  // biome-ignore lint/a11y/useKeyWithClickEvents: the links handle the keyboard
+  // biome-ignore lint/a11y/noStaticElementInteractions: a delegated handler, not a control
+  return <div class="markdown" ref={ref} onClick={onClick} />;
+}
+
+/** The workspace path a link or image points at: relative paths and this thread's file URLs. */
+function workspacePath(src: string, threadId: string): string | undefined {
+  const prefix = `/v1/threads/${threadId}/files/`;
+  const at = src.indexOf(prefix);
+  if (at !== -1 && (at === 0 || /^https?:\/\/[^/]+$/.test(src.slice(0, at))))
+    return decodeURIComponent(src.slice(at + prefix.length));
+  if (/^[a-z][a-z+.-]*:/i.test(src) || src.startsWith('/') || src.startsWith('#') || src === '')
+    return undefined;
+  const clean = src
+    .replace(/^\.\//, '')
+    .replace(/^workspace\//, '')
+    .split('#')[0]!
+    .split('?')[0]!;
+  try {
+    return decodeURIComponent(clean);
+  } catch {
+    return clean;
+  }
+}

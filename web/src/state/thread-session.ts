@@ -1,0 +1,227 @@
+import type { AgentEvent } from '../../../src/agent/events.ts';
+import { StepBuilder, type StepUpdate } from '../../../src/agent/view/steps.ts';
+import { api } from '../api/client.ts';
+import { followRun } from '../api/events.ts';
+import type { List, Run, Thread, ThreadSettings, WorkspaceFile } from '../api/types.ts';
+
+/** What the service writes into `reports/` after every run (src/server/services/report-service.ts). */
+const REPORT_FILES = ['reports/report.md', 'reports/report.html', 'reports/analysis.ipynb'];
+
+/** One run as the chat shows it: its steps (from the shared StepBuilder) and render versions. */
+export interface RunState {
+  id: string;
+  protocol: string;
+  builder: StepBuilder;
+  /** Bumped per step when it changes, so unchanged cards are not rendered again. */
+  versions: number[];
+  /** When each running cell started (client clock), for "running for N s". */
+  cellStarted: Map<string, number>;
+  status: string;
+}
+
+/**
+ * An open thread: its runs read from stored events and, for a run still going, followed
+ * live (resuming after drops); its workspace files; and the actions on it. Views subscribe
+ * and are told at most once per animation frame, so a fast stream costs one render a frame.
+ */
+export class ThreadSession {
+  runs: RunState[] = [];
+  files: WorkspaceFile[] = [];
+  connection: 'connected' | 'reconnecting' = 'connected';
+  private readonly listeners = new Set<() => void>();
+  private readonly abort = new AbortController();
+  private frame = 0;
+  private syncing: Promise<void> | undefined;
+
+  private constructor(public thread: Thread) {}
+
+  static async open(id: string): Promise<ThreadSession> {
+    const [thread, events, files] = await Promise.all([
+      api<Thread>(`/v1/threads/${id}`),
+      api<List<AgentEvent>>(`/v1/threads/${id}/events`),
+      api<List<WorkspaceFile>>(`/v1/threads/${id}/files`),
+    ]);
+    const session = new ThreadSession(thread);
+    session.files = files.data;
+    const byRun = new Map<string, AgentEvent[]>();
+    let current: AgentEvent[] | undefined;
+    for (const event of events.data) {
+      if (event.type === 'run-start') {
+        current = [];
+        byRun.set(event.run_id, current);
+      }
+      current?.push(event);
+    }
+    for (const run of thread.runs ?? []) {
+      const state = session.addRun(run);
+      if (run.status === 'running') session.follow(state, -1);
+      else for (const event of byRun.get(run.id) ?? []) session.push(state, event);
+    }
+    return session;
+  }
+
+  get id(): string {
+    return this.thread.id;
+  }
+
+  /** The run still going, if any. */
+  get active(): RunState | undefined {
+    return this.runs.find((r) => r.status === 'running');
+  }
+
+  /** Workspace paths a cell made or changed, and the report Analyst writes after each run. */
+  generated(): Set<string> {
+    const paths = new Set<string>(REPORT_FILES);
+    for (const run of this.runs)
+      for (const step of run.builder.steps)
+        if (step.kind === 'cell') for (const a of step.artifacts) paths.add(a.path);
+    return paths;
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  close(): void {
+    this.abort.abort();
+    cancelAnimationFrame(this.frame);
+    this.listeners.clear();
+  }
+
+  async ask(question: string, model: string | undefined, settings: ThreadSettings): Promise<void> {
+    const run = await api<Run>(`/v1/threads/${this.id}/runs`, {
+      method: 'POST',
+      json: {
+        messages: [{ role: 'user', content: question }],
+        ...(model ? { model } : {}),
+        ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
+        ...(settings.system?.trim() ? { system: settings.system } : {}),
+      },
+    });
+    this.track(run, question);
+  }
+
+  async rerun(code: string): Promise<void> {
+    const run = await api<Run>(`/v1/threads/${this.id}/runs`, { method: 'POST', json: { cell: { code } } });
+    this.track(run);
+  }
+
+  async stop(): Promise<void> {
+    const run = this.active;
+    if (run) await api(`/v1/threads/${this.id}/runs/${run.id}/cancel`, { method: 'POST' });
+  }
+
+  /**
+   * Picks up runs that another tab or client started since this page looked (called when the
+   * page comes back into view): each is followed from its first event, so a finished one is
+   * replayed and a running one streams on.
+   */
+  syncRuns(): Promise<void> {
+    this.syncing ??= (async () => {
+      try {
+        const { runs = [], ...thread } = await api<Thread>(`/v1/threads/${this.id}`);
+        this.thread = { ...this.thread, ...thread };
+        for (const run of runs) {
+          if (this.runs.some((r) => r.id === run.id)) continue;
+          this.track(run);
+          void this.refreshFiles();
+        }
+        this.changed();
+      } finally {
+        this.syncing = undefined;
+      }
+    })();
+    return this.syncing;
+  }
+
+  async refreshFiles(): Promise<void> {
+    this.files = (await api<List<WorkspaceFile>>(`/v1/threads/${this.id}/files`)).data;
+    this.changed();
+  }
+
+  async refreshThread(): Promise<void> {
+    const { runs: _runs, ...thread } = await api<Thread>(`/v1/threads/${this.id}`);
+    this.thread = { ...this.thread, ...thread };
+    this.changed();
+  }
+
+  setThread(thread: Thread): void {
+    this.thread = { ...this.thread, ...thread };
+    this.changed();
+  }
+
+  changed(): void {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      for (const listener of this.listeners) listener();
+    });
+  }
+
+  private addRun(run: Run, question?: string): RunState {
+    const builder = new StepBuilder();
+    if (question !== undefined) builder.view.question = question;
+    const state: RunState = {
+      id: run.id,
+      protocol: run.protocol,
+      builder,
+      versions: [],
+      cellStarted: new Map(),
+      status: run.status,
+    };
+    this.runs.push(state);
+    this.changed();
+    return state;
+  }
+
+  /** Shows a run and follows it from its first event; once only, whoever saw it first. */
+  private track(run: Run, question?: string): void {
+    const known = this.runs.find((r) => r.id === run.id);
+    if (known) {
+      if (question !== undefined && !known.builder.view.question) known.builder.view.question = question;
+      return;
+    }
+    this.follow(this.addRun(run, question), -1);
+  }
+
+  private follow(state: RunState, after: number): void {
+    void followRun(this.id, state.id, {
+      after,
+      signal: this.abort.signal,
+      onEvent: (event) => {
+        this.push(state, event);
+        if (event.type === 'execution-end' || event.type === 'artifact-created') void this.refreshFiles();
+        if (event.type === 'run-end') {
+          void this.refreshFiles();
+          void this.refreshThread();
+        }
+      },
+      onState: (connection) => {
+        this.connection = connection;
+        this.changed();
+      },
+    }).then(() => {
+      // The stream ended without run-end (the run is gone): read its final status.
+      if (state.status === 'running' && !this.abort.signal.aborted) {
+        void api<Run>(`/v1/threads/${this.id}/runs/${state.id}`).then((run) => {
+          state.status = run.status;
+          this.changed();
+        });
+      }
+    });
+  }
+
+  private push(state: RunState, event: AgentEvent): void {
+    const updates: StepUpdate[] = state.builder.push(event);
+    for (const update of updates) {
+      if (update.type === 'run-changed') continue;
+      state.versions[update.index] = (state.versions[update.index] ?? 0) + 1;
+      const step = state.builder.steps[update.index];
+      if (step?.kind === 'cell' && step.state === 'running' && !state.cellStarted.has(step.cellId))
+        state.cellStarted.set(step.cellId, Date.now());
+    }
+    if (event.type === 'run-end') state.status = event.status;
+    this.changed();
+  }
+}
