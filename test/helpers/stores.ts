@@ -6,17 +6,32 @@ import { queryDatabase, STORE_KINDS, type StoreKind, TEST_DATABASE_URL } from '.
 export { STORE_KINDS, type StoreKind };
 
 /**
- * Registers the suite once per store the service can run on: SQLite, and PostgreSQL when
- * the test command started one (otherwise that run is reported as skipped). Each run gets
- * its store kind to start its servers with.
+ * Whether suites marked `postgres: 'all'` also run on PostgreSQL: the test command runs the
+ * PostgreSQL variant of the suites that depend most on the store by default, and of every
+ * one with ANALYST_TEST_POSTGRES=all (they add minutes).
  */
-export function describeEachStore(name: string, suite: (store: StoreKind) => void): void {
-  for (const store of STORE_KINDS) describe(`${name} [${store}]`, () => suite(store));
-  if (!TEST_DATABASE_URL) {
-    describe(`${name} [postgres]`, {
-      skip: 'no PostgreSQL server (ANALYST_TEST_DATABASE_URL); npm test starts one',
-    }, () => {});
-  }
+const ALL_ON_POSTGRES = process.env.ANALYST_TEST_POSTGRES === 'all';
+
+/**
+ * Registers the suite once per store the service can run on: SQLite, and PostgreSQL when
+ * the test command started one (otherwise that run is reported as skipped, never passed).
+ * `postgres: 'all'` marks a suite whose PostgreSQL run is only wanted with
+ * ANALYST_TEST_POSTGRES=all. Each run gets its store kind to start its servers with.
+ */
+export function describeEachStore(
+  name: string,
+  suite: (store: StoreKind) => void,
+  options: { postgres?: 'always' | 'all' } = {},
+): void {
+  describe(`${name} [sqlite]`, () => suite('sqlite'));
+  const skip = !TEST_DATABASE_URL
+    ? 'no PostgreSQL server (ANALYST_TEST_DATABASE_URL); npm test starts one'
+    : options.postgres === 'all' && !ALL_ON_POSTGRES
+      ? 'its PostgreSQL run is part of ANALYST_TEST_POSTGRES=all'
+      : false;
+  describe(`${name} [postgres]`, { skip }, () => {
+    if (!skip) suite('postgres');
+  });
 }
 
 /** Read access to a test server's database, whichever it is (tests only). */
