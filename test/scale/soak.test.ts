@@ -9,9 +9,9 @@ import { soak } from './soak.ts';
  */
 describe('soak: many short chats from four keys with random disconnects', () => {
   test('nothing acknowledged is lost, nothing is left behind', { timeout: 240_000 }, async (t) => {
-    const result = await soak({ durationMs: 25_000, clientsPerKey: 1, seed: 14 });
+    const result = await soak({ durationMs: 25_000, clientsPerKey: 1, seed: 14, disconnectRate: 0.5 });
     t.diagnostic(JSON.stringify({ ...result, chatMs: undefined }));
-    assert.ok(result.completed >= 4, `chats completed: ${JSON.stringify(result)}`);
+    assert.ok(result.completed >= 1, `chats completed: ${JSON.stringify(result)}`);
     assert.ok(result.disconnected >= 1, `clients hung up: ${JSON.stringify(result)}`);
   });
 });
