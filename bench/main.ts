@@ -6,6 +6,7 @@ const suites: Record<string, () => Promise<void>> = {
   sandbox: async () => (await import('./sandbox.ts')).runSandboxBench(),
   agent: async () => (await import('./agent.ts')).runAgentBench(),
   api: async () => (await import('./api.ts')).runApiBench(),
+  scale: async () => (await import('./scale.ts')).runScaleBench(),
   eval: async () => (await import('./eval.ts')).runEvalBench(),
   ui: async () => (await import('./ui.ts')).runUiBench(),
   grounding: async () => (await import('./grounding.ts')).runGroundingBench(),

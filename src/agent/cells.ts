@@ -1,3 +1,5 @@
+import { SandboxBusyError } from '../sandbox/errors/sandbox-busy-error.ts';
+import { hostResult } from '../sandbox/exec-result.ts';
 import type { ExecResult } from '../sandbox/sandbox.ts';
 import { AsyncQueue } from './async-queue.ts';
 import type { RunContext } from './context.ts';
@@ -34,13 +36,20 @@ export function sessionCell(
   code: string,
   options: { timeoutMs?: number; maxOutputBytes?: number } = {},
 ): Execute {
-  return (onOutput) =>
-    context.sandbox.runCell(context.session, {
-      code,
-      ...options,
-      abortSignal: context.abortSignal,
-      onOutput,
-    });
+  return async (onOutput) => {
+    try {
+      return await context.sandbox.runCell(context.session, {
+        code,
+        ...options,
+        abortSignal: context.abortSignal,
+        onOutput,
+      });
+    } catch (error) {
+      // Every sandbox busy is a fact for the model to read, not the end of the run.
+      if (error instanceof SandboxBusyError) return hostResult('unavailable', error.message);
+      throw error;
+    }
+  };
 }
 
 /** What the model reads back after a cell: the output, and why it ended if not ok. */

@@ -125,10 +125,10 @@ export interface SandboxManager {
   runEphemeral(request: EphemeralRequest): Promise<ExecResult>;
   /** A new empty workspace, served from the warm pool (with a started sandbox on it) if possible. */
   allocateWorkspace(): Promise<AllocatedWorkspace>;
+  /** Sessions with a live container now (optional: managers without sessions have none). */
+  liveSessions?(): LiveSession[];
   /** A pool of warm containers for isolated tasks (see TaskPool); close it when done. */
   createTaskPool(options?: TaskPoolOptions): Promise<TaskPool>;
-  /** The sessions with a live container here (for per-key limits); absent: not known. */
-  liveSessions?(): LiveSession[];
   /** Removes the session's sandbox (the workspace stays); resolves when its container is gone. */
   closeSession(id: string): Promise<void>;
   /** Removes any sandbox still bound to the workspace (e.g. the pooled one a new thread got). */

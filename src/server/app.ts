@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import cors from '@fastify/cors';
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
-import { LimitExceededError } from '../errors/index.ts';
 import { ownerOf } from './auth.ts';
 import type { AppDeps } from './deps.ts';
 import { API_ROUTES, openApiDocument } from './openapi.ts';
@@ -83,7 +82,9 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
     const { status, body } = toWireError(error);
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     if (reply.sent || reply.raw.headersSent) return;
-    if (error instanceof LimitExceededError) reply.header('retry-after', String(error.retryAfterSeconds));
+    const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+    if (typeof retryAfter === 'number')
+      reply.header('retry-after', String(Math.max(1, Math.ceil(retryAfter))));
     reply.code(status).send(body);
   });
   app.setNotFoundHandler((request, reply) => {

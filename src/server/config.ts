@@ -22,8 +22,13 @@ export interface ServerConfig {
   maxBodyBytes: number;
   /** Largest uploaded file. Default 512 MiB. */
   maxUploadBytes: number;
-  /** Warm sandboxes kept ready. Default 1 session, 1 ephemeral. */
+  /** Warm sandboxes kept ready. Default 2 session, 1 ephemeral. */
   pool: { session: number; ephemeral: number };
+  /**
+   * Session containers: given back after this long idle (stateless / stateful threads), and
+   * at most this many alive at once (undefined: as many as half the host's memory holds).
+   */
+  sessions: { idleMs: number; statefulIdleMs: number; max: number | undefined };
   disallowedTools: Set<string>;
   /** Base URL of file links (ANALYST_PUBLIC_URL); without it links are relative (`/v1/…`), never from a client's Host. */
   publicUrl: string | undefined;
@@ -92,8 +97,19 @@ export function loadServerConfig(flags: ServeFlags, env: Record<string, string |
       2 ** 40,
     ),
     pool: {
-      session: integer(env.ANALYST_POOL_SESSION, 'ANALYST_POOL_SESSION', 1, 0, 32),
+      session: integer(env.ANALYST_POOL_SESSION, 'ANALYST_POOL_SESSION', 2, 0, 32),
       ephemeral: integer(env.ANALYST_POOL_EPHEMERAL, 'ANALYST_POOL_EPHEMERAL', 1, 0, 32),
+    },
+    sessions: {
+      idleMs:
+        1000 * integer(env.ANALYST_SESSION_IDLE_SECONDS, 'ANALYST_SESSION_IDLE_SECONDS', 120, 1, 86_400),
+      statefulIdleMs:
+        1000 *
+        integer(env.ANALYST_STATEFUL_IDLE_SECONDS, 'ANALYST_STATEFUL_IDLE_SECONDS', 1800, 1, 7 * 86_400),
+      max:
+        env.ANALYST_MAX_SESSIONS === undefined || env.ANALYST_MAX_SESSIONS === ''
+          ? undefined
+          : integer(env.ANALYST_MAX_SESSIONS, 'ANALYST_MAX_SESSIONS', 1, 1, 10_000),
     },
     disallowedTools: parseDisallowedTools(env.DISALLOWED_TOOLS),
     publicUrl: publicUrlOf(env.ANALYST_PUBLIC_URL),

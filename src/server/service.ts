@@ -75,6 +75,9 @@ export async function createService(
       ? new DisabledSandbox('code execution is turned off on this server (ANALYST_SANDBOX=off)')
       : await createDockerSandbox({
           pool: config.pool,
+          sessionIdleMs: config.sessions.idleMs,
+          idleTtlMs: config.sessions.statefulIdleMs,
+          maxSessions: config.sessions.max,
           workspaces,
           runtimeDir: join(config.dataDir, 'run'),
           sessionsUnavailable,

@@ -14,7 +14,7 @@ import {
 
 describe('sandbox lifecycle', () => {
   test('an idle session container is removed after its TTL and recreated on demand', async () => {
-    const sandbox = await testSandbox({ idleTtlMs: 500 });
+    const sandbox = await testSandbox({ sessionIdleMs: 500 });
     const workspace = await tempWorkspace();
     try {
       const ref = { id: 'ttl-thread', workspace: workspace.ws };

@@ -12,6 +12,11 @@ export interface SandboxContainerOptions {
   /** The workspace mounted at /workspace (session); absent means a tmpfs /workspace (ephemeral). */
   workspace?: WorkspaceMount;
   /**
+   * Instead of `workspace`: a host slot directory mounted at /workspace with `rslave`
+   * propagation, into which the host attaches a thread's workspace later (see workspace-slots.ts).
+   */
+  workspaceSlot?: string;
+  /**
    * Host directory holding the socket the kernel connects to at start, mounted read-only at
    * /run/analyst. The host accepts one connection and removes the socket before any cell
    * runs. It spares every frame two hops through the Docker engine. Absent: stdin/stdout.
@@ -85,9 +90,14 @@ export function sandboxContainerSpec(options: SandboxContainerOptions): Containe
       NetworkMode: 'none',
       ReadonlyRootfs: true,
       Tmpfs:
-        options.workspace === undefined ? { '/tmp': tmpfs, '/workspace': workspaceTmpfs } : { '/tmp': tmpfs },
+        options.workspace === undefined && options.workspaceSlot === undefined
+          ? { '/tmp': tmpfs, '/workspace': workspaceTmpfs }
+          : { '/tmp': tmpfs },
       Mounts: [
         ...(options.workspace === undefined ? [] : [bindMount(options.workspace.path, '/workspace', false)]),
+        ...(options.workspaceSlot === undefined
+          ? []
+          : [bindMount(options.workspaceSlot, '/workspace', false, 'rslave')]),
         ...(options.channelDir === undefined ? [] : [bindMount(options.channelDir, CHANNEL_MOUNT, true)]),
       ],
       NanoCpus: Math.round(limits.cpus * 1e9),
@@ -119,12 +129,17 @@ function preloadList(modules: readonly string[]): string {
   return modules.join(',');
 }
 
-function bindMount(source: string, target: string, readOnly: boolean) {
+function bindMount(
+  source: string,
+  target: string,
+  readOnly: boolean,
+  propagation: 'rprivate' | 'rslave' = 'rprivate',
+) {
   return {
     Type: 'bind' as const,
     Source: source,
     Target: target,
     ReadOnly: readOnly,
-    BindOptions: { Propagation: 'rprivate' as const },
+    BindOptions: { Propagation: propagation },
   };
 }

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { tmpdir } from 'node:os';
+import { tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { InvalidInputError, isAnalystError } from '../../errors/index.ts';
 import type { Workspace, WorkspaceStore } from '../../workspace/workspace.ts';
 import { prepareInjectedInput } from '../data-injection.ts';
+import { SandboxBusyError } from '../errors/sandbox-busy-error.ts';
 import { SandboxUnavailableError } from '../errors/sandbox-unavailable-error.ts';
 import { hostResult } from '../exec-result.ts';
 import { kernelSource } from '../kernel-source.ts';
@@ -48,9 +49,10 @@ import {
 import { reapContainers } from './reaper.ts';
 import { runOnContainer } from './run-on-container.ts';
 import { SandboxContainer } from './sandbox-container.ts';
-import { Session } from './session.ts';
+import { SessionContainers } from './session-containers.ts';
 import { DockerTaskPool } from './task-pool.ts';
 import { WarmPool } from './warm-pool.ts';
+import { WorkspaceSlots } from './workspace-slots.ts';
 
 export interface DockerSandboxOptions {
   /** Default: PYTHON_SANDBOX_IMAGE, else `analyst-sandbox:latest`. */
@@ -69,8 +71,14 @@ export interface DockerSandboxOptions {
   runtimeDir?: string;
   /** Warm containers kept ready. Default 0 of each (the server and CLI turn them on). */
   pool?: { session?: number; ephemeral?: number };
-  /** A session container unused this long is removed. Default 30 min. */
+  /** A stateless session container unused this long is given back. Default 2 min. */
+  sessionIdleMs?: number;
+  /** A session container that kept variables (stateful) is given back after this long unused. Default 30 min. */
   idleTtlMs?: number;
+  /** Session containers alive at once, in total. Default: ¾ of the host's memory at 256 MiB each. */
+  maxSessions?: number;
+  /** How long a cell waits for room under the caps before SandboxBusyError. Default 5 s. */
+  capacityWaitMs?: number;
   /** Lease written on session and pool containers; they are replaced before it ends. Default 6 h. */
   leaseMs?: number;
   /** How often idle sessions are removed and leftovers reaped; 0 turns it off. Default 60 s. */
@@ -98,9 +106,8 @@ export class DockerSandboxManager implements SandboxManager {
   readonly limits: SandboxLimits;
   private readonly docker: Docker;
   private readonly identity: ProcessIdentity;
-  private readonly sessions = new Map<string, Session>();
-  /** Pooled session containers handed out by allocateWorkspace, by workspace id. */
-  private readonly claimed = new Map<string, SandboxContainer>();
+  private readonly sessions: SessionContainers;
+  private slotsOpened: Promise<WorkspaceSlots | undefined> | undefined;
   private readonly ephemeral = new Set<SandboxContainer>();
   private readonly taskPools = new Set<DockerTaskPool>();
   /** Removals under way, so close() returns only when every container is gone. */
@@ -112,6 +119,7 @@ export class DockerSandboxManager implements SandboxManager {
   private readonly engineCheck: EngineCheck;
   private cpus: CpuAssigner | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(private readonly options: DockerSandboxOptions = {}) {
@@ -124,24 +132,39 @@ export class DockerSandboxManager implements SandboxManager {
     this.engineCheck = new EngineCheck(this.docker, this.endpoint, this.image, this.now);
     this.identity = currentProcessIdentity(`${process.pid}-${randomBytes(6).toString('hex')}`);
     const maxAgeMs = this.leaseMs - LEASE_MARGIN_MS;
+    // Warm session containers have an empty slot at /workspace: any thread's workspace is
+    // attached when one is taken (hosts that cannot mount have no slots and no session pool).
     this.sessionPool = new WarmPool({
-      size: options.workspaces ? (options.pool?.session ?? 0) : 0,
+      size: options.sessionsUnavailable ? 0 : (options.pool?.session ?? 0),
       maxAgeMs,
       now: this.now,
       onError: this.onError,
-      // A pooled container no thread took away: its empty workspace goes with it.
-      retire: (container) => this.retire(container, { withWorkspace: true }),
+      retire: (container) => this.retire(container),
       create: async () => {
-        const workspace = await this.workspaceStore().create();
-        try {
-          return await this.startContainer('pool-session', 'pool', workspace);
-        } catch (error) {
-          await this.workspaceStore()
-            .destroy(workspace.id)
-            .catch(() => {});
-          throw error;
-        }
+        if (!(await this.slots())) throw new SandboxUnavailableError('no workspace slots on this host');
+        return this.startContainer('pool-session', 'pool', undefined, { slot: true });
       },
+      refillDelayMs: 250,
+    });
+    // A container's memory limit is a ceiling, not its use (an idle one holds ~80 MiB): three
+    // quarters of the host's memory at 256 MiB each.
+    const memoryShare = Math.floor((totalmem() * 0.75) / (256 * 1024 ** 2));
+    this.sessions = new SessionContainers({
+      limits: {
+        idleMs: options.sessionIdleMs ?? 2 * 60_000,
+        statefulIdleMs: options.idleTtlMs ?? 30 * 60_000,
+        maxSessions: options.maxSessions ?? Math.max(4, memoryShare),
+        capacityWaitMs: options.capacityWaitMs ?? 5000,
+        maxAgeMs,
+      },
+      now: this.now,
+      takeWarm: () => this.sessionPool.take(),
+      start: async (sessionId, workspace) =>
+        workspace
+          ? this.startContainer('session', sessionId, workspace)
+          : this.startContainer('session', sessionId, undefined, { slot: true }),
+      retire: (container) => this.retire(container),
+      slots: () => this.slots(),
     });
     this.ephemeralPool = new WarmPool({
       size: options.pool?.ephemeral ?? 0,
@@ -176,6 +199,9 @@ export class DockerSandboxManager implements SandboxManager {
     if (interval > 0) {
       this.timer = setInterval(() => void this.sweep().catch(this.onError), interval);
       this.timer.unref();
+      // Idle sessions are given back sooner than the engine is swept (it costs nothing).
+      this.idleTimer = setInterval(() => this.sessions.sweep(), Math.min(interval, 15_000));
+      this.idleTimer.unref();
     }
   }
 
@@ -184,30 +210,24 @@ export class DockerSandboxManager implements SandboxManager {
     const timeoutMs = resolveTimeoutMs(request.timeoutMs, this.limits);
     resolveMaxOutputBytes(request.maxOutputBytes, this.limits);
     if (this.options.sessionsUnavailable) return hostResult('unavailable', this.options.sessionsUnavailable);
-    let session = this.sessions.get(ref.id);
-    if (!session || session.workspace.id !== ref.workspace.id) {
-      if (session?.container) this.retire(session.container);
-      session = new Session(ref.id, ref.workspace);
-      this.sessions.set(ref.id, session);
-    }
-    const current = session;
-    return current.enqueue(async () => {
+    const session = this.sessions.session(ref.id, ref.workspace);
+    return session.enqueue(async () => {
       let container: SandboxContainer;
       try {
-        container = await this.sessionContainer(current);
+        container = await this.sessions.acquire(session);
       } catch (error) {
+        if (error instanceof SandboxBusyError) throw error;
         return this.unavailable(error);
       }
-      const result = await runOnContainer(container, request, {
-        timeoutMs,
-        limits: this.limits,
-        stateful: ref.stateful ?? false,
-      });
+      const stateful = ref.stateful ?? false;
+      if (stateful) session.statefulUsed = true;
+      const lost = this.sessions.takeLostStateNote(ref.id, stateful);
+      const result = await runOnContainer(container, request, { timeoutMs, limits: this.limits, stateful });
       if (!container.alive) {
-        current.container = undefined;
+        session.container = undefined;
         this.retire(container);
       }
-      return result;
+      return lost ? { ...result, message: result.message ? `${result.message}; ${lost}` : lost } : result;
     });
   }
 
@@ -274,36 +294,19 @@ export class DockerSandboxManager implements SandboxManager {
   }
 
   async allocateWorkspace(): Promise<AllocatedWorkspace> {
-    const pooled = this.sessionPool.take();
-    if (pooled?.workspace) {
-      this.claimed.set(pooled.workspace.id, pooled);
-      return { workspace: pooled.workspace, warm: true };
-    }
-    return { workspace: await this.workspaceStore().create(), warm: false };
+    return { workspace: await this.workspaceStore().create(), warm: this.sessionPool.readyCount > 0 };
   }
 
   liveSessions(): LiveSession[] {
-    const live: LiveSession[] = [];
-    for (const session of this.sessions.values()) {
-      const container = session.container;
-      if (container?.alive)
-        live.push({ id: session.id, busy: session.busy, lastUsedAt: container.lastUsedAt });
-    }
-    return live;
+    return this.sessions.live();
   }
 
   async closeSession(id: string): Promise<void> {
-    const session = this.sessions.get(id);
-    this.sessions.delete(id);
-    await session?.close();
+    await this.sessions.close(id);
   }
 
   async releaseWorkspace(workspaceId: string): Promise<void> {
-    const claimed = this.claimed.get(workspaceId);
-    this.claimed.delete(workspaceId);
-    const bound = [...this.sessions].filter(([, session]) => session.workspace.id === workspaceId);
-    for (const [id] of bound) this.sessions.delete(id);
-    await Promise.all([claimed?.remove(), ...bound.map(([, session]) => session.close())]);
+    await this.sessions.closeWorkspace(workspaceId);
   }
 
   async status(): Promise<SandboxStatus> {
@@ -320,15 +323,14 @@ export class DockerSandboxManager implements SandboxManager {
       image: this.image,
       available,
       ...(message ? { message } : {}),
-      sessions: [...this.sessions.values()].filter((s) => s.container?.alive).length,
+      sessions: this.sessions.liveCount,
       pool: { session: this.sessionPool.readyCount, ephemeral: this.ephemeralPool.readyCount },
     };
   }
 
   async reap(): Promise<string[]> {
     const inUse = new Set<string>([...this.sessionPool.names(), ...this.ephemeralPool.names()]);
-    for (const session of this.sessions.values()) if (session.container) inUse.add(session.container.name);
-    for (const container of this.claimed.values()) inUse.add(container.name);
+    for (const name of this.sessions.names()) inUse.add(name);
     for (const container of this.ephemeral) inUse.add(container.name);
     for (const pool of this.taskPools) for (const name of pool.names()) inUse.add(name);
     return reapContainers(this.docker, { self: this.identity, now: new Date(this.now()), inUse });
@@ -337,28 +339,35 @@ export class DockerSandboxManager implements SandboxManager {
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.idleTimer) clearInterval(this.idleTimer);
     await Promise.all([
       this.sessionPool.close(),
       this.ephemeralPool.close(),
-      ...[...this.sessions.values()].map((s) => s.close()),
-      ...[...this.claimed.values()].map((c) => c.remove()),
+      this.sessions.closeAll(),
       ...[...this.ephemeral].map((c) => c.remove()),
       ...[...this.taskPools].map((p) => p.close()),
     ]);
     await Promise.all([...this.removals]);
-    this.sessions.clear();
-    this.claimed.clear();
+    await (await this.slotsOpened)?.close();
   }
 
-  /** Removes a container (and, for an unused pooled one, its workspace) in the background; close() waits. */
-  private retire(container: SandboxContainer, options: { withWorkspace?: boolean } = {}): void {
-    const workspace = options.withWorkspace ? container.workspace : undefined;
+  /** Removes a container in the background; close() waits for it. */
+  private retire(container: SandboxContainer): void {
     const removal = container
       .remove()
-      .then(() => (workspace ? this.options.workspaces?.destroy(workspace.id) : undefined))
       .catch(this.onError)
       .finally(() => this.removals.delete(removal));
     this.removals.add(removal);
+  }
+
+  /** The slots warm session containers take workspaces in, or undefined where the host cannot mount. */
+  private slots(): Promise<WorkspaceSlots | undefined> {
+    this.slotsOpened ??= WorkspaceSlots.open(join(this.runtimeDir, 'slots', this.identity.instance));
+    return this.slotsOpened;
+  }
+
+  private get runtimeDir(): string {
+    return this.options.runtimeDir ?? join(tmpdir(), 'analyst-run');
   }
 
   private workspaceStore(): WorkspaceStore {
@@ -368,58 +377,35 @@ export class DockerSandboxManager implements SandboxManager {
     return this.options.workspaces;
   }
 
-  /** Removes idle session containers, replaces aging pooled ones, reaps others' leftovers. */
+  /** Gives back idle session containers, replaces aging pooled ones, reaps others' leftovers. */
   async sweep(): Promise<void> {
-    const now = this.now();
-    const idleTtlMs = this.options.idleTtlMs ?? 30 * 60_000;
-    for (const [id, session] of this.sessions) {
-      if (!session.busy && (!session.container || now - session.container.lastUsedAt >= idleTtlMs)) {
-        this.sessions.delete(id);
-        await session.close();
-      }
-    }
-    for (const [dir, container] of this.claimed) {
-      if (!container.alive || now - container.lastUsedAt >= idleTtlMs) {
-        this.claimed.delete(dir);
-        await container.remove();
-      }
-    }
+    this.sessions.sweep();
     this.sessionPool.retireOld();
     this.ephemeralPool.retireOld();
     await this.engine();
     await this.reap();
   }
 
-  private async sessionContainer(session: Session): Promise<SandboxContainer> {
-    const current = session.container;
-    if (current?.alive && this.now() - current.createdAt < this.leaseMs - LEASE_MARGIN_MS) return current;
-    if (current) this.retire(current);
-    session.container = undefined;
-    const claimed = this.claimed.get(session.workspace.id);
-    this.claimed.delete(session.workspace.id);
-    if (claimed?.alive) {
-      void claimed.rename(containerName('session', session.id));
-      session.container = claimed;
-    } else {
-      if (claimed) this.retire(claimed);
-      session.container = await this.startContainer('session', session.id, session.workspace);
-    }
-    return session.container;
-  }
-
   private async startContainer(
     kind: ContainerKind,
     owner: string,
     workspace?: Workspace,
-    extra: { preloadModules?: readonly string[] } = {},
+    extra: { preloadModules?: readonly string[]; slot?: boolean } = {},
   ): Promise<SandboxContainer> {
     if (this.closed) throw new SandboxUnavailableError('the sandbox manager is closed');
+    const slots = extra.slot ? await this.slots() : undefined;
+    if (extra.slot && !slots) throw new SandboxUnavailableError('no workspace slots on this host');
     const { cpuCount } = await this.engine();
     this.cpus ??= new CpuAssigner(cpuCount);
     const cpu = this.limits.cpus <= 1 ? this.cpus.acquire() : undefined;
     const leaseMs =
       kind === 'ephemeral' ? this.limits.defaultTimeoutMs + this.limits.hostGraceMs + 120_000 : this.leaseMs;
     const name = containerName(kind, owner);
+    const slot = slots ? await slots.create(name) : undefined;
+    const onRemove = async () => {
+      cpu?.release();
+      if (slot) await slots!.remove(slot);
+    };
     try {
       return await SandboxContainer.start(this.docker, {
         kind,
@@ -427,22 +413,23 @@ export class DockerSandboxManager implements SandboxManager {
         name,
         // Session and task containers talk over a socket (faster); ephemeral ones mount nothing at all.
         channelDir:
-          workspace === undefined && kind !== 'task'
+          workspace === undefined && slot === undefined && kind !== 'task'
             ? undefined
-            : join(this.options.runtimeDir ?? join(tmpdir(), 'analyst-run'), name),
+            : join(this.runtimeDir, name),
         preloadModules: extra.preloadModules,
         kernelSource: kernelSource().source,
         limits: this.limits,
         labels: containerLabels(this.identity, kind, owner, new Date(this.now() + leaseMs)),
         workspace: workspace?.mount(),
         workspaceRef: workspace,
+        workspaceSlot: slot,
         cpuset: cpu?.cpuset,
-        onRemove: cpu?.release,
+        onRemove,
         startupTimeoutMs: this.options.startupTimeoutMs ?? 60_000,
         now: this.now,
       });
     } catch (error) {
-      cpu?.release();
+      await onRemove();
       if (isConnectionError(error) || statusCodeOf(error) === 404) {
         // The engine went away or the image was removed since the last check: say which.
         this.engineCheck.reset();

@@ -22,12 +22,15 @@ export class SandboxContainer {
     private readonly handle: Docker.Container,
     readonly name: string,
     readonly kind: ContainerKind,
-    readonly workspace: Workspace | undefined,
+    /** The workspace at /workspace: bound at start, or attached to the slot later. */
+    public workspace: Workspace | undefined,
+    /** The host slot directory at /workspace, for containers that take a workspace later. */
+    readonly slot: string | undefined,
     readonly createdAt: number,
     readonly channel: KernelChannel,
     readonly hello: KernelHello,
     private readonly attachStream: Duplex,
-    private readonly onRemove: (() => void) | undefined,
+    private readonly onRemove: (() => void | Promise<void>) | undefined,
   ) {
     this.lastUsedAt = createdAt;
   }
@@ -44,8 +47,8 @@ export class SandboxContainer {
       workspaceRef?: Workspace;
       startupTimeoutMs: number;
       now: () => number;
-      /** Called once when the container is removed (e.g. to free its CPU). */
-      onRemove?: () => void;
+      /** Called once when the container is removed (e.g. to free its CPU and its slot); awaited. */
+      onRemove?: () => void | Promise<void>;
     },
   ): Promise<SandboxContainer> {
     const listener = options.channelDir ? await listenForKernel(options.channelDir) : undefined;
@@ -75,6 +78,7 @@ export class SandboxContainer {
         options.name,
         options.kind,
         options.workspaceRef,
+        options.workspaceSlot,
         options.now(),
         channel!,
         hello,

@@ -5,16 +5,17 @@ import type { Preview } from '../api/types.ts';
 const ROW_HEIGHT = 26;
 const PAGE = 200;
 const CHAR_PX = 7.2;
+const NUMERIC = new Set(['integer', 'number']);
 
 /** A column's width from its name and the first page's values: wide enough to read, never huge. */
 function widthOf(name: string, type: string, values: unknown[]): number {
   let chars = Math.max(name.length, type.length * 0.85);
   for (const value of values)
     if (value !== null && value !== undefined) chars = Math.max(chars, String(value).length);
+  // Later pages' numbers may be longer (more digits, decimals): room for three more characters.
+  if (NUMERIC.has(type)) chars += 3;
   return Math.round(Math.min(260, Math.max(56, chars * CHAR_PX + 18)));
 }
-
-const NUMERIC = new Set(['integer', 'number']);
 
 /**
  * A windowed table over the preview endpoint: only the rows in view (plus a margin) are in
