@@ -145,7 +145,7 @@ export async function soak(options: SoakOptions): Promise<SoakResult> {
         continue;
       }
       const threads = own(key);
-      if (roll < 0.25 && threads.length) {
+      if (roll < 0.35 && threads.length) {
         const thread = threads[Math.floor(next() * threads.length)]!;
         const response = await server.fetch(`/v1/threads/${thread}/exec`, {
           method: 'POST',
