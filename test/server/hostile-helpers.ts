@@ -43,7 +43,16 @@ export function rawRequest(
     headers['content-length'] = String(Buffer.byteLength(options.body));
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: url.hostname, port: url.port, method: options.method ?? 'GET', path: options.path, headers },
+      {
+        host: url.hostname,
+        port: url.port,
+        method: options.method ?? 'GET',
+        path: options.path,
+        headers,
+        // A connection of its own: a kept-alive one the server closes as it idles out (after a
+        // test blocked the event loop longer than the keep-alive timeout) would reset the next request.
+        agent: false,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
