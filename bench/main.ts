@@ -10,6 +10,7 @@ const suites: Record<string, () => Promise<void>> = {
   eval: async () => (await import('./eval.ts')).runEvalBench(),
   ui: async () => (await import('./ui.ts')).runUiBench(),
   grounding: async () => (await import('./grounding.ts')).runGroundingBench(),
+  soak: async () => (await import('./soak.ts')).runSoakBench(),
 };
 
 const name = process.argv[2];

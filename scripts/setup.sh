@@ -3,7 +3,11 @@
 # the web UI (scripts/build-web.sh, rebuilt only when its sources change), a Docker engine
 # (scripts/ensure-docker.sh) and the sandbox image (rebuilt only when its
 # recipe changes). Safe to run again; quiet when all is in place.
+#   bash scripts/setup.sh          what the app needs
+#   bash scripts/setup.sh --tests  and PostgreSQL's server too (the tests start a throwaway one)
 set -euo pipefail
+for_tests=false
+[ "${1:-}" = "--tests" ] && for_tests=true
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/progress.sh
 source scripts/progress.sh
@@ -20,8 +24,11 @@ step "setup: checking the Docker engine (installing and starting it if needed)" 
 # CJK fonts so Chinese renders in them, nbformat to validate notebooks with the official schema,
 # ipykernel, jupyter_client and nbconvert for the Jupyter kernel (`analyst jupyter install`),
 # docker-compose (Compose v1) for the tests of compose.yaml and compose-python.yaml.
+# With --tests: Debian's postgresql, whose initdb and pg_ctl scripts/test-postgres.sh uses.
+packages=(chromium fonts-noto-cjk python3-nbformat python3-ipykernel python3-jupyter-client jupyter-nbconvert docker-compose)
+if $for_tests; then packages+=(postgresql); fi
 missing=()
-for package in chromium fonts-noto-cjk python3-nbformat python3-ipykernel python3-jupyter-client jupyter-nbconvert docker-compose; do
+for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -30,7 +37,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     step "setup: updating the Debian package lists" apt-get update -qq
     step "setup: installing ${missing[*]} (Debian packages)" apt-get install -y -qq --no-install-recommends "${missing[@]}"
   else
-    echo "setup: optional packages missing: ${missing[*]} (PDF reports and some tests need them)" >&2
+    echo "setup: optional packages missing: ${missing[*]} (PDF reports and some tests need them; the PostgreSQL runs of the tests are skipped without postgresql)" >&2
   fi
 fi
 

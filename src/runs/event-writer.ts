@@ -3,13 +3,17 @@ import type { Store, StoredEvent } from '../store/store.ts';
 /**
  * Stores a run's events in order, one transaction per turn of the event loop: a model that
  * streams fast produces many text deltas per turn, and one commit each would cost more than
- * relaying them (measured: ~33 µs a commit, ~6 µs a row in a batch). `flush()` makes
- * everything durable; the run's end is flushed before it is reported.
+ * relaying them (measured: ~33 µs a commit, ~6 µs a row in a batch). Batches are written
+ * one after another, never two at once: on a store with a connection pool two in flight
+ * could commit out of order, and a reader on another replica would see a later event
+ * before an earlier one. `flush()` makes everything durable; the run's end is flushed
+ * before it is reported.
  */
 export class EventWriter {
   private pending: StoredEvent[] = [];
   private scheduled = false;
-  private failure: unknown;
+  /** The batches written so far, in order; rejected with the first failure. */
+  private written: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly store: Store,
@@ -23,19 +27,19 @@ export class EventWriter {
       this.scheduled = true;
       setImmediate(() => {
         this.scheduled = false;
-        void this.flush().catch((error) => {
-          this.failure ??= error;
-        });
+        // A failure is kept in `written` and rethrown by the next flush().
+        this.flush().catch(() => {});
       });
     }
   }
 
-  /** Writes everything added so far; rethrows an earlier background failure. */
+  /** Writes everything added so far (after what is being written); rethrows a failure. */
   async flush(): Promise<void> {
-    if (this.failure) throw this.failure;
-    if (this.pending.length === 0) return;
-    const batch = this.pending;
-    this.pending = [];
-    await this.store.appendEvents(this.runId, batch);
+    if (this.pending.length) {
+      const batch = this.pending;
+      this.pending = [];
+      this.written = this.written.then(() => this.store.appendEvents(this.runId, batch));
+    }
+    await this.written;
   }
 }

@@ -75,7 +75,8 @@ export class LocalRuns {
     },
   ): AsyncGenerator<AgentEvent, void> {
     const run = await this.runs.start({ thread, ...request }, this.runs.reserve(thread.id));
-    const cancel = () => this.runs.cancel(run.id);
+    // Local runs have no leases: cancel only aborts the live run and cannot fail.
+    const cancel = () => void this.runs.cancel(run.id);
     request.abortSignal?.addEventListener('abort', cancel, { once: true });
     if (request.abortSignal?.aborted) cancel();
     try {

@@ -1,8 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import type { RunLimits } from '../agent/budget.ts';
 import type { AgentEvent } from '../agent/events.ts';
 import { readTextFrom } from '../agent/grounding/evidence.ts';
-import { questionTitle } from '../agent/prompt/instruction.ts';
 import { cellProtocol } from '../agent/protocols/cell.ts';
 import { runAnalysis } from '../agent/run-analysis.ts';
 import { ConflictError, isAnalystError, NotFoundError } from '../errors/index.ts';
@@ -11,9 +9,14 @@ import type { SamplingOptions } from '../llm/sampling.ts';
 import type { SandboxManager } from '../sandbox/sandbox.ts';
 import type { FileRecord, RunRecord, Store, StoredEvent, ThreadRecord } from '../store/store.ts';
 import type { Workspace } from '../workspace/workspace.ts';
+import { lastQuestion, messageId, titleOf } from './conversation.ts';
 import { EventWriter } from './event-writer.ts';
 import { LiveRun } from './live-run.ts';
+import { followStoredRun } from './remote-run.ts';
+import { LeaseKeeper, type ReplicaOptions } from './replicas.ts';
 import { Reservation } from './reservation.ts';
+
+export { titleOf };
 
 /** What a run is asked to do. */
 export interface StartRun {
@@ -54,7 +57,25 @@ export interface RunServiceOptions {
   /** Called after a run ended and was stored (e.g. to write reports). */
   afterRun?: (thread: ThreadRecord) => Promise<void>;
   onError?: (error: unknown) => void;
+  /** How many runs an owner may have going at once (counted by the store); undefined: no limit. */
+  maxRunsPerOwner?: (owner: string) => number | undefined;
+  /**
+   * Checked before a run is claimed (e.g. per-key limits: throw to refuse); what it returns
+   * is called when the run ends.
+   */
+  admit?: (thread: ThreadRecord) => Promise<(() => void) | undefined>;
+  /** The sandbox a thread's run uses; default `sandbox`. */
+  sandboxFor?: (thread: ThreadRecord) => SandboxManager;
+  /**
+   * Set when several replicas share the store (see docs/scale-out.md): runs then hold a
+   * lease, other replicas' runs are followed through the store and cancelled through it.
+   */
+  replicas?: ReplicaOptions;
+  /** Runs of replicas that died were marked interrupted (e.g. to reap their sandboxes). */
+  onInterrupted?: (runIds: string[]) => void;
 }
+
+const NO_USAGE = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
 
 /**
  * Runs are tasks of the service, not of a connection (SPEC §5, §6). `start` stores the
@@ -63,18 +84,44 @@ export interface RunServiceOptions {
  * sequence number — stored events first, then live ones, with no gap and no duplicate —
  * and `cancel` is a call. Every front end (HTTP, CLI, evaluation) starts runs here, so the
  * conversation, the title and the run record are stored in this one place.
+ *
+ * One run per thread: claimed in memory first (synchronously, the fast path of one server),
+ * then by the store, which refuses a second running run on a thread whoever asks. With
+ * several replicas (`replicas`) a run executes on the replica that started it, under a
+ * lease it renews; subscribers and cancels on other replicas go through the store.
  */
 export class RunService {
   private readonly reserved = new Map<string, Reservation>();
   private readonly live = new Map<string, LiveRun>();
   /** Work a finished run left to do (reports), by thread; the thread's next run waits for it. */
   private readonly background = new Map<string, Promise<void>>();
+  private readonly leases: LeaseKeeper | undefined;
   private accepting = true;
 
-  constructor(private readonly options: RunServiceOptions) {}
+  constructor(private readonly options: RunServiceOptions) {
+    if (options.replicas) {
+      this.leases = new LeaseKeeper(options.store, options.replicas, {
+        liveRunIds: () => [...this.live.keys()],
+        stop: (runId) => this.live.get(runId)?.controller.abort(),
+        interrupted: options.onInterrupted,
+        onError: options.onError,
+      });
+      this.leases.start();
+    }
+  }
 
+  /** Whether the thread has a run going on this server (see `busyThreads` for every replica). */
   isBusy(threadId: string): boolean {
     return this.reserved.has(threadId);
+  }
+
+  /** Which of these threads have a run going, on this replica or (shared store) any other. */
+  async busyThreads(threadIds: readonly string[]): Promise<Set<string>> {
+    const busy = new Set(threadIds.filter((id) => this.reserved.has(id)));
+    if (!this.leases) return busy;
+    const others = threadIds.filter((id) => !busy.has(id));
+    for (const id of (await this.options.store.runningRuns(others)).keys()) busy.add(id);
+    return busy;
   }
 
   get running(): number {
@@ -104,11 +151,35 @@ export class RunService {
     return reservation;
   }
 
-  /** Stores the question and the run, starts the run and returns its record (status `running`). */
+  /**
+   * Claims the thread in the store (ConflictError when a run goes on it anywhere,
+   * LimitExceededError over the owner's runs), stores the question, starts the run and
+   * returns its record (status `running`).
+   */
   async start(request: StartRun, reservation: Reservation): Promise<RunRecord> {
     const { store } = this.options;
     const { thread } = request;
     let record: RunRecord;
+    let admitted: (() => void) | undefined;
+    try {
+      admitted = await this.options.admit?.(thread);
+      record = await store.createRun(
+        {
+          id: reservation.runId,
+          thread_id: thread.id,
+          model: request.cell ? 'none' : request.entry.id,
+          protocol: request.cell ? 'cell' : request.entry.protocol,
+        },
+        {
+          lease: this.leases && { replica: this.leases.replica, ttlMs: this.leases.ttlMs },
+          maxRunningForOwner: this.options.maxRunsPerOwner?.(thread.owner),
+        },
+      );
+    } catch (error) {
+      admitted?.();
+      reservation.release();
+      throw error;
+    }
     let workspace: Workspace;
     let conversation: ChatMessage[];
     try {
@@ -135,20 +206,20 @@ export class RunService {
         });
       }
       await store.touchThread(thread.id, question === undefined ? undefined : titleOf(question));
-      record = await store.createRun({
-        id: reservation.runId,
-        thread_id: thread.id,
-        model: request.cell ? 'none' : request.entry.id,
-        protocol: request.cell ? 'cell' : request.entry.protocol,
-      });
     } catch (error) {
+      // The claim is given back: the run is stored as one that could not start, and why.
+      const reason = `the run could not start: ${error instanceof Error ? error.message : String(error)}`;
+      await store
+        .finishRun(record.id, { status: 'failed', reason, usage: NO_USAGE, answer: null })
+        .catch((e) => this.options.onError?.(e));
+      admitted?.();
       reservation.release();
       throw error;
     }
     reservation.started = true;
     const live = new LiveRun(record.id, thread.id, reservation.controller);
     this.live.set(record.id, live);
-    void this.execute(live, request, workspace, conversation, reservation);
+    void this.execute(live, request, workspace, conversation, reservation).finally(() => admitted?.());
     return record;
   }
 
@@ -164,8 +235,17 @@ export class RunService {
     let next = (options.after ?? -1) + 1;
     const live = this.live.get(runId);
     if (!live) {
-      if (!(await this.options.store.getRun(runId)))
-        throw new NotFoundError(`no run ${JSON.stringify(runId)}`);
+      const run = await this.options.store.getRun(runId);
+      if (!run) throw new NotFoundError(`no run ${JSON.stringify(runId)}`);
+      if (run.status === 'running' && this.leases) {
+        // Another replica executes it (or this one is about to): follow it through the store.
+        yield* followStoredRun(this.options.store, runId, {
+          after: next - 1,
+          pollMs: this.options.replicas?.pollMs ?? 1000,
+          abortSignal: options.abortSignal,
+        });
+        return;
+      }
       for (const stored of await this.options.store.runEvents(runId, next - 1)) {
         if (options.abortSignal?.aborted) return;
         yield stored;
@@ -182,26 +262,44 @@ export class RunService {
     }
   }
 
-  /** Stops a run (its cell is killed within a second); false when it is not running here. */
-  cancel(runId: string): boolean {
+  /**
+   * Stops a run (its cell is killed within a second); with several replicas, the one
+   * executing it is asked through the store. False when it is not running.
+   */
+  async cancel(runId: string): Promise<boolean> {
     const live = this.live.get(runId);
-    if (!live || live.done) return false;
-    live.controller.abort();
-    return true;
+    if (live && !live.done) {
+      live.controller.abort();
+      return true;
+    }
+    if (live || !this.leases) return false;
+    return this.options.store.requestCancel(runId);
   }
 
-  /** Stops the thread's running analysis; false when none runs. */
-  cancelThread(threadId: string): boolean {
+  /** Stops the thread's running analysis, wherever it runs; false when none runs. */
+  async cancelThread(threadId: string): Promise<boolean> {
     const reservation = this.reserved.get(threadId);
-    if (!reservation) return false;
-    reservation.controller.abort();
-    return true;
+    if (reservation) {
+      reservation.controller.abort();
+      return true;
+    }
+    if (!this.leases) return false;
+    const runId = (await this.options.store.runningRuns([threadId])).get(threadId);
+    return runId ? this.options.store.requestCancel(runId) : false;
   }
 
-  /** Resolves when the thread has no run and no report work going. */
-  async idle(threadId: string): Promise<void> {
+  /**
+   * Resolves when the thread has no run and no report work going here, and (several
+   * replicas) no run on another replica either — or after `timeoutMs` of waiting for those.
+   */
+  async idle(threadId: string, timeoutMs = 30_000): Promise<void> {
     await this.reserved.get(threadId)?.done;
     await this.background.get(threadId);
+    if (!this.leases) return;
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline && (await this.options.store.runningRuns([threadId])).size) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 
   /** Resolves when the work finished runs left behind (reports) is done. */
@@ -216,6 +314,7 @@ export class RunService {
     for (const run of runs) run.controller.abort();
     const ended = Promise.all(runs.map((r) => r.done)).then(() => this.settled());
     await Promise.race([ended, new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+    await this.leases?.stop();
   }
 
   private async execute(
@@ -259,7 +358,7 @@ export class RunService {
         model: request.model,
         protocol: request.cell ? cellProtocol(request.cell.code, request.cell) : request.entry.protocol,
         messages: conversation,
-        sandbox: this.options.sandbox,
+        sandbox: this.options.sandboxFor?.(thread) ?? this.options.sandbox,
         session: { id: thread.id, workspace, stateful: request.stateful ?? false },
         abortSignal: live.controller.signal,
         disallowedTools: this.options.disallowedTools,
@@ -302,7 +401,7 @@ export class RunService {
       round,
       status: live.controller.signal.aborted ? 'cancelled' : 'failed',
       reason: message,
-      usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+      usage: NO_USAGE,
       duration_ms: 0,
       transcript: '',
     });
@@ -324,24 +423,4 @@ export class RunService {
     const messages = await this.options.store.listMessages(threadId);
     return messages.map((m) => ({ role: m.role, content: m.content }));
   }
-}
-
-function messageId(): string {
-  return `msg-${randomBytes(12).toString('hex')}`;
-}
-
-function lastQuestion(messages: ChatMessage[]): string | undefined {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const message = messages[i]!;
-    if (message.role === 'user') return message.content ?? '';
-  }
-  return undefined;
-}
-
-/**
- * A thread's title from its first question: the first line, cut near 80 characters; for a
- * prompt in DeepAnalyze's format, its instruction's first line (not `# Instruction`).
- */
-export function titleOf(question: string): string {
-  return questionTitle(question);
 }

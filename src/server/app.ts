@@ -75,6 +75,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
     reply.header('x-request-id', request.id);
     if (request.routeOptions.config?.public !== true && !PUBLIC_ROUTES.has(request.routeOptions.url ?? '')) {
       request.owner = ownerOf(request.headers.authorization, deps.config.keys);
+      deps.limits.checkRequest(request.owner);
     }
   });
 

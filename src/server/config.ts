@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { parseDisallowedTools } from '../agent/tools/definitions.ts';
 import { ConfigurationError } from '../errors/index.ts';
+import { type KeyLimits, loadKeyLimits } from './limits/key-limits.ts';
 
 /** Everything `analyst serve` needs, from flags and environment variables (documented in the README). */
 export interface ServerConfig {
@@ -45,6 +46,15 @@ export interface ServerConfig {
   workspaceHelper: string | undefined;
   /** Why execution is off, for the message every cell gets (ANALYST_SANDBOX_OFF_REASON). */
   sandboxOffReason: string | undefined;
+  /**
+   * PostgreSQL instead of the embedded SQLite (ANALYST_DATABASE_URL, `postgres://…`): several
+   * replicas on it and one shared data directory act as one service (docs/scale-out.md).
+   */
+  databaseUrl: string | undefined;
+  /** With PostgreSQL: a dead replica's runs are marked interrupted within this. Default 15 s. */
+  runLeaseMs: number;
+  /** Per-key limits (ANALYST_LIMIT_*); Infinity where there is none. */
+  limits: KeyLimits;
 }
 
 export interface ServeFlags {
@@ -137,7 +147,21 @@ export function loadServerConfig(flags: ServeFlags, env: Record<string, string |
     ),
     workspaceHelper: env.ANALYST_WORKSPACE_HELPER?.trim() || undefined,
     sandboxOffReason: env.ANALYST_SANDBOX_OFF_REASON?.trim() || undefined,
+    databaseUrl: databaseUrlOf(env.ANALYST_DATABASE_URL),
+    runLeaseMs: integer(env.ANALYST_RUN_LEASE_MS, 'ANALYST_RUN_LEASE_MS', 15_000, 1_000, 600_000),
+    limits: loadKeyLimits(env),
   };
+}
+
+function databaseUrlOf(value: string | undefined): string | undefined {
+  const url = value?.trim();
+  if (!url) return undefined;
+  if (!/^postgres(ql)?:\/\/\S+$/.test(url)) {
+    throw new ConfigurationError(
+      'ANALYST_DATABASE_URL must be a PostgreSQL URL like postgres://user:password@host:5432/analyst (leave it unset for the embedded SQLite)',
+    );
+  }
+  return url;
 }
 
 /** Keys from ANALYST_API_KEYS (comma-separated) and ANALYST_API_KEYS_FILE (one per line, # comments). */

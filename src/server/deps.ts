@@ -4,6 +4,7 @@ import type { SandboxManager } from '../sandbox/sandbox.ts';
 import type { Store } from '../store/store.ts';
 import type { WorkspaceStore } from '../workspace/workspace.ts';
 import type { ServerConfig } from './config.ts';
+import type { KeyLimiter } from './limits/key-limiter.ts';
 import type { FileStorage } from './services/file-storage.ts';
 import type { ReportService } from './services/report-service.ts';
 import type { ThreadService } from './services/thread-service.ts';
@@ -19,6 +20,7 @@ export interface AppDeps {
   threads: ThreadService;
   runs: RunService;
   reports: ReportService;
+  limits: KeyLimiter;
 }
 
 declare module 'fastify' {

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { ConfigurationError } from '../errors/index.ts';
@@ -7,7 +9,9 @@ import { RunService } from '../runs/run-service.ts';
 import { DisabledSandbox } from '../sandbox/disabled-sandbox.ts';
 import { createDockerSandbox, type DockerSandboxOptions } from '../sandbox/docker/manager.ts';
 import type { SandboxManager } from '../sandbox/sandbox.ts';
+import { PostgresStore } from '../store/postgres/postgres-store.ts';
 import { SqliteStore } from '../store/sqlite/sqlite-store.ts';
+import type { Store, ThreadRecord } from '../store/store.ts';
 import { HelperWorkspaceStore } from '../workspace/helper/helper-store.ts';
 import { checkSandboxesSeeWorkspaces } from '../workspace/helper/reach-check.ts';
 import {
@@ -19,6 +23,8 @@ import type { WorkspaceStore } from '../workspace/workspace.ts';
 import { buildApp } from './app.ts';
 import type { ServerConfig } from './config.ts';
 import type { AppDeps } from './deps.ts';
+import { KeyLimiter } from './limits/key-limiter.ts';
+import { limitedSandbox } from './limits/limited-sandbox.ts';
 import { FileStorage } from './services/file-storage.ts';
 import { ReportService } from './services/report-service.ts';
 import { ThreadService } from './services/thread-service.ts';
@@ -34,9 +40,15 @@ export interface Service {
 }
 
 /**
- * Builds the whole service on a data directory: SQLite store, uploaded files, workspaces,
- * Docker sandboxes and the HTTP app. Runs a crashed server left unfinished are marked
- * `interrupted`, and their containers are reaped, before anything is served.
+ * Builds the whole service on a data directory: the store (SQLite, or PostgreSQL with
+ * ANALYST_DATABASE_URL), uploaded files, workspaces, Docker sandboxes, per-key limits and
+ * the HTTP app. Runs a crashed server left unfinished are marked `interrupted`, and their
+ * containers are reaped, before anything is served.
+ *
+ * On PostgreSQL the service may be one of several replicas sharing the database and the
+ * data directory (docs/scale-out.md): its runs hold leases, it follows and cancels the
+ * others' runs through the store, marks the runs of replicas that died as interrupted and
+ * reaps their containers, and leaves shared workspaces mounted when it stops.
  *
  * Workspaces are loop-mounted filesystems (safe while a cell changes them). A host that
  * cannot have those (not root, no loop devices) still serves, but runs no session cells —
@@ -51,14 +63,16 @@ export async function createService(
   } = {},
 ): Promise<Service> {
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-  const store = new SqliteStore(join(config.dataDir, 'analyst.db'));
+  let app: FastifyInstance | undefined;
+  const onError = (error: unknown) => app?.log.warn({ err: error }, 'background work failed');
+  const store = await openStore(config, onError);
+  const shared = store.notices !== undefined;
+  // Only runs with no live lease: on a shared database, other replicas' runs go on.
   const interrupted = await store.markInterruptedRuns();
   const files = new FileStorage(join(config.dataDir, 'files'));
   await files.init();
   const warnings: string[] = [];
-  const { workspaces, sessionsUnavailable } = await openWorkspaces(config, warnings);
-  let app: FastifyInstance | undefined;
-  const onError = (error: unknown) => app?.log.warn({ err: error }, 'background work failed');
+  const { workspaces, sessionsUnavailable } = await openWorkspaces(config, warnings, shared);
   const sandbox: SandboxManager =
     config.sandbox === 'off'
       ? new DisabledSandbox(
@@ -87,6 +101,7 @@ export async function createService(
   }
   const registry = options.registry ?? loadModelRegistry({ env: process.env });
   const reports = new ReportService(store, { imageBytes: config.reportImageBytes });
+  const limits = new KeyLimiter(config.limits, { store, sandbox });
   let threads: ThreadService | undefined;
   const runs = new RunService({
     store,
@@ -96,8 +111,22 @@ export async function createService(
       await threads!.attachAll(thread, list);
     },
     disallowedTools: config.disallowedTools,
-    afterRun: async (thread) => reports.write(thread, await threads!.workspace(thread)),
+    afterRun: async (thread) => {
+      await reports.write(thread, await threads!.workspace(thread));
+      await threads!.recordUsage(thread);
+    },
     onError,
+    maxRunsPerOwner: (owner) => limits.runsFor(owner),
+    admit: async (thread: ThreadRecord) => {
+      await limits.storedBytesLeft(thread.owner);
+      return limits.admitSession(thread.owner, thread.id);
+    },
+    sandboxFor: (thread) => limitedSandbox(sandbox, limits, thread.owner),
+    replicas: shared ? { replica: replicaId(), leaseMs: config.runLeaseMs } : undefined,
+    onInterrupted: (runIds) => {
+      app?.log.warn({ runs: runIds }, 'marked runs of a replica that stopped as interrupted');
+      void sandbox.reap().catch(onError);
+    },
   });
   threads = new ThreadService(
     store,
@@ -106,8 +135,22 @@ export async function createService(
     files,
     () => runs,
     config.sandbox === 'on' && !sessionsUnavailable,
+    limits,
   );
-  const deps: AppDeps = { config, store, sandbox, workspaces, registry, files, threads, runs, reports };
+  // A thread deleted through another replica: this one's sandbox for it goes too.
+  store.notices?.onThreadDeleted((threadId) => void sandbox.closeSession(threadId).catch(onError));
+  const deps: AppDeps = {
+    config,
+    store,
+    sandbox,
+    workspaces,
+    registry,
+    files,
+    threads,
+    runs,
+    reports,
+    limits,
+  };
   app = await buildApp(deps, { logger: options.logger });
   for (const warning of warnings) app.log.warn(warning);
   if (interrupted.length)
@@ -162,9 +205,20 @@ async function checkContainerSetUp(
   });
 }
 
+async function openStore(config: ServerConfig, onError: (error: unknown) => void): Promise<Store> {
+  if (config.databaseUrl) return PostgresStore.open({ url: config.databaseUrl, onError });
+  return new SqliteStore(join(config.dataDir, 'analyst.db'));
+}
+
+/** Unique among replicas and over restarts: a restarted replica owns none of its predecessor's runs. */
+function replicaId(): string {
+  return `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
+}
+
 async function openWorkspaces(
   config: ServerConfig,
   warnings: string[],
+  shared: boolean,
 ): Promise<{ workspaces: WorkspaceStore; sessionsUnavailable?: string }> {
   const root = join(config.dataDir, 'workspaces');
   if (config.sandbox === 'off') return { workspaces: new DirectoryWorkspaceStore(root) };
@@ -177,6 +231,7 @@ async function openWorkspaces(
       root,
       quotaBytes: config.workspaceQuota.bytes,
       quotaFiles: config.workspaceQuota.files,
+      shared,
     });
     return { workspaces };
   } catch (error) {

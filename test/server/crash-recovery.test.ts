@@ -3,14 +3,20 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, test } from 'node:test';
+import { test } from 'node:test';
 import { startScriptedModel } from '../../src/llm/scripted/server.ts';
 import { LABELS } from '../../src/sandbox/docker/labels.ts';
 import { unmountUnder } from '../helpers/mounts.ts';
+import { freshDatabase } from '../helpers/postgres.ts';
 import { docker, eventually, TEST_IMAGE } from '../helpers/sandbox.ts';
+import { describeEachStore } from '../helpers/stores.ts';
 
 /** `analyst serve` as a separate process, so it can be killed for real. */
-async function serve(dataDir: string, modelUrl: string): Promise<{ child: ChildProcess; url: string }> {
+async function serve(
+  dataDir: string,
+  modelUrl: string,
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ['bin/analyst.js', 'serve', '--port', '0', '--data-dir', dataDir], {
     env: {
       ...process.env,
@@ -21,6 +27,7 @@ async function serve(dataDir: string, modelUrl: string): Promise<{ child: ChildP
       ANALYST_POOL_SESSION: '0',
       ANALYST_POOL_EPHEMERAL: '0',
       ANALYST_LOG_LEVEL: 'warn',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -36,9 +43,14 @@ async function serve(dataDir: string, modelUrl: string): Promise<{ child: ChildP
   return { child, url };
 }
 
-describe('a server killed mid-run', () => {
+describeEachStore('a server killed mid-run', (store) => {
   test('loses nothing acknowledged, marks the run interrupted and leaks no container', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'analyst-crash-'));
+    const database = store === 'postgres' ? await freshDatabase() : undefined;
+    // On PostgreSQL the restarted server waits out the dead one's lease (kept short here).
+    const env: Record<string, string> = database
+      ? { ANALYST_DATABASE_URL: database.url, ANALYST_RUN_LEASE_MS: '2000' }
+      : {};
     const model = await startScriptedModel({
       script: {
         mode: 'match',
@@ -54,7 +66,7 @@ describe('a server killed mid-run', () => {
     let first: ChildProcess | undefined;
     let second: ChildProcess | undefined;
     try {
-      const started = await serve(dataDir, model.url);
+      const started = await serve(dataDir, model.url, env);
       first = started.child;
       const response = await fetch(`${started.url}/v1/chat/completions`, {
         method: 'POST',
@@ -85,16 +97,25 @@ describe('a server killed mid-run', () => {
       await new Promise((r) => first!.once('exit', r));
       await reader.cancel().catch(() => {});
 
-      const restarted = await serve(dataDir, model.url);
+      const restarted = await serve(dataDir, model.url, env);
       second = restarted.child;
       const threads = (await (await fetch(`${restarted.url}/v1/threads`)).json()) as {
         data: Array<{ id: string }>;
       };
       assert.equal(threads.data.length, 1);
       const threadId = threads.data[0]!.id;
-      const thread = (await (await fetch(`${restarted.url}/v1/threads/${threadId}`)).json()) as {
-        runs: Array<{ id: string; status: string; reason: string }>;
-      };
+      type Thread = { runs: Array<{ id: string; status: string; reason: string }> };
+      const readThread = async () =>
+        (await (await fetch(`${restarted.url}/v1/threads/${threadId}`)).json()) as Thread;
+      // SQLite: at once (the restart marks it). PostgreSQL: once the dead server's lease passed.
+      if (database) {
+        await eventually(
+          async () => (await readThread()).runs[0]?.status === 'interrupted',
+          'the run is marked interrupted',
+          10_000,
+        );
+      }
+      const thread = await readThread();
       assert.equal(thread.runs.length, 1);
       assert.equal(thread.runs[0]!.status, 'interrupted');
       assert.match(thread.runs[0]!.reason, /server stopped/);
@@ -140,6 +161,7 @@ describe('a server killed mid-run', () => {
       second?.kill('SIGTERM');
       if (second) await new Promise((r) => second!.once('exit', r));
       await model.close();
+      await database?.drop();
       await unmountUnder(dataDir); // what the killed server left mounted
       await rm(dataDir, { recursive: true, force: true });
     }

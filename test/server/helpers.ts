@@ -8,13 +8,19 @@ import type { ScriptInput } from '../../src/llm/scripted/script.ts';
 import { type ScriptedModel, startScriptedModel } from '../../src/llm/scripted/server.ts';
 import { loadServerConfig } from '../../src/server/config.ts';
 import { createService, type Service } from '../../src/server/service.ts';
+import { unmountUnder } from '../helpers/mounts.ts';
+import { freshDatabase, type TestDatabase } from '../helpers/postgres.ts';
 import { TEST_IMAGE } from '../helpers/sandbox.ts';
+import { postgresAccess, type StoreKind, sqliteAccess, type TestDatabaseAccess } from '../helpers/stores.ts';
 
 export interface TestServer {
   url: string;
   service: Service;
   scripted: ScriptedModel | undefined;
   dataDir: string;
+  /** Which store it runs on, and read access to it. */
+  store: StoreKind;
+  database: TestDatabaseAccess;
   /** An official OpenAI client pointed at the server (optionally with an API key). */
   client(apiKey?: string): OpenAI;
   /** fetch against the server, with an optional key. */
@@ -24,7 +30,9 @@ export interface TestServer {
 
 /**
  * A real server on 127.0.0.1 (random port) with its own data directory, the real sandbox,
- * and, when a script is given, a scripted vLLM-like model as its default model `scripted`.
+ * its own store — SQLite in the data directory (the default) or a fresh PostgreSQL
+ * database on the test command's server — and, when a script is given, a scripted
+ * vLLM-like model as its default model `scripted`.
  */
 export async function startTestServer(
   options: {
@@ -34,9 +42,12 @@ export async function startTestServer(
     model?: Partial<ModelEntry>;
     env?: Record<string, string>;
     dataDir?: string;
+    store?: StoreKind;
   } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'analyst-server-')));
+  const store = options.store ?? 'sqlite';
+  const database: TestDatabase | undefined = store === 'postgres' ? await freshDatabase() : undefined;
   const scripted = options.script ? await startScriptedModel({ script: options.script }) : undefined;
   const models: ModelEntry[] = scripted
     ? [
@@ -55,6 +66,7 @@ export async function startTestServer(
       ANALYST_POOL_SESSION: '0',
       ANALYST_POOL_EPHEMERAL: '0',
       PYTHON_SANDBOX_IMAGE: TEST_IMAGE,
+      ...(database ? { ANALYST_DATABASE_URL: database.url } : {}),
       ...options.env,
     },
   );
@@ -69,6 +81,8 @@ export async function startTestServer(
     service,
     scripted,
     dataDir,
+    store,
+    database: database ? postgresAccess(database.url) : sqliteAccess(dataDir),
     client: (apiKey = 'unused-in-open-mode') => new OpenAI({ baseURL: `${url}/v1`, apiKey, maxRetries: 0 }),
     fetch: (path, init = {}) => {
       const headers = new Headers(init.headers);
@@ -78,6 +92,8 @@ export async function startTestServer(
     close: async () => {
       await service.close();
       await scripted?.close();
+      await database?.drop();
+      if (database && !options.dataDir) await unmountUnder(dataDir); // a server on a shared store leaves its mounts
       if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });
     },
   };

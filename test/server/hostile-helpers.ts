@@ -4,7 +4,6 @@ import { lstat, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import type { TestServer } from './helpers.ts';
 
 /** Two API keys for a server started with ANALYST_API_KEYS (each at least 16 characters). */
@@ -44,7 +43,16 @@ export function rawRequest(
     headers['content-length'] = String(Buffer.byteLength(options.body));
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: url.hostname, port: url.port, method: options.method ?? 'GET', path: options.path, headers },
+      {
+        host: url.hostname,
+        port: url.port,
+        method: options.method ?? 'GET',
+        path: options.path,
+        headers,
+        // A connection of its own: a kept-alive one the server closes as it idles out (after a
+        // test blocked the event loop longer than the keep-alive timeout) would reset the next request.
+        agent: false,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -160,24 +168,18 @@ export function postJson(
   });
 }
 
-/** Rows in every table of the server's database, across all owners (read-only connection). */
-export function dbCounts(
-  dataDir: string,
-): Record<'files' | 'threads' | 'messages' | 'runs' | 'events', number> {
-  const db = new Database(join(dataDir, 'analyst.db'), { readonly: true, fileMustExist: true });
-  try {
-    const count = (table: string) =>
-      (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
-    return {
-      files: count('files'),
-      threads: count('threads'),
-      messages: count('messages'),
-      runs: count('runs'),
-      events: count('events'),
-    };
-  } finally {
-    db.close();
-  }
+/** Rows in every table of the server's database, across all owners (SQLite or PostgreSQL). */
+export async function dbCounts(
+  server: TestServer,
+): Promise<Record<'files' | 'threads' | 'messages' | 'runs' | 'events', number>> {
+  const { count } = server.database;
+  return {
+    files: await count('files'),
+    threads: await count('threads'),
+    messages: await count('messages'),
+    runs: await count('runs'),
+    events: await count('events'),
+  };
 }
 
 /**
@@ -218,22 +220,15 @@ export function treeDiff(before: Map<string, string>, after: Map<string, string>
 }
 
 /** A thread's workspace id, straight from the database (any owner; tests only). */
-export function workspaceIdOf(dataDir: string, threadId: string): string {
-  const db = new Database(join(dataDir, 'analyst.db'), { readonly: true, fileMustExist: true });
-  try {
-    const row = db.prepare('SELECT workspace FROM threads WHERE id = ?').get(threadId) as
-      | { workspace: string }
-      | undefined;
-    assert.ok(row, `no thread ${threadId} in the database`);
-    return row.workspace;
-  } finally {
-    db.close();
-  }
+export async function workspaceIdOf(server: TestServer, threadId: string): Promise<string> {
+  const workspace = await server.database.workspaceOf(threadId);
+  assert.ok(workspace, `no thread ${threadId} in the database`);
+  return workspace;
 }
 
 /** A thread's workspace directory on the host (its mount point; tests only). */
-export function workspaceOf(dataDir: string, threadId: string): string {
-  return join(dataDir, 'workspaces', workspaceIdOf(dataDir, threadId));
+export async function workspaceOf(server: TestServer, threadId: string): Promise<string> {
+  return join(server.dataDir, 'workspaces', await workspaceIdOf(server, threadId));
 }
 
 /** Runs a cell in a thread's sandbox through the API and returns the ExecResult. */
@@ -362,15 +357,15 @@ export async function expectErrors(cases: ErrorCase[]): Promise<void> {
 
 export interface DataSnapshot {
   tree: Map<string, string>;
-  counts: ReturnType<typeof dbCounts>;
+  counts: Awaited<ReturnType<typeof dbCounts>>;
 }
 
 /** The data dir's entries and the database's row counts, to compare after refused requests. */
-export async function dataSnapshot(dataDir: string): Promise<DataSnapshot> {
-  return { tree: await treeOf(dataDir), counts: dbCounts(dataDir) };
+export async function dataSnapshot(server: TestServer): Promise<DataSnapshot> {
+  return { tree: await treeOf(server.dataDir), counts: await dbCounts(server) };
 }
 
-export async function assertUnchanged(dataDir: string, before: DataSnapshot): Promise<void> {
-  assert.deepEqual(treeDiff(before.tree, await treeOf(dataDir)), [], 'the data dir changed');
-  assert.deepEqual(dbCounts(dataDir), before.counts, 'records were created or removed');
+export async function assertUnchanged(server: TestServer, before: DataSnapshot): Promise<void> {
+  assert.deepEqual(treeDiff(before.tree, await treeOf(server.dataDir)), [], 'the data dir changed');
+  assert.deepEqual(await dbCounts(server), before.counts, 'records were created or removed');
 }

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { after, before, describe, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import { toFile } from 'openai';
+import { describeEachStore } from '../helpers/stores.ts';
 import { expectError, json, startTestServer, type TestServer } from './helpers.ts';
 
 /** Wire JSON as the server sends it, read field by field in the assertions. */
@@ -43,10 +44,10 @@ const script = {
   ],
 };
 
-describe('the HTTP API with the official openai client', () => {
+describeEachStore('the HTTP API with the official openai client', (store) => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer({ script });
+    server = await startTestServer({ store, script });
   });
   after(() => server.close());
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, before, test } from 'node:test';
+import { describeEachStore } from '../helpers/stores.ts';
 import { json, startTestServer, type TestServer } from './helpers.ts';
 
 /** One event of a run's SSE stream, with the `id:` line it came with. */
@@ -49,10 +50,11 @@ async function readEvents(
   }
 }
 
-describe('runs owned by the service, over HTTP', () => {
+describeEachStore('runs owned by the service, over HTTP', (store) => {
   let server: TestServer;
   before(async () => {
     server = await startTestServer({
+      store,
       script: {
         mode: 'match',
         turns: [

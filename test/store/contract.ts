@@ -1,26 +1,38 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { AgentEvent } from '../../src/agent/events.ts';
+import { ConflictError, LimitExceededError } from '../../src/errors/index.ts';
 import type { Store } from '../../src/store/store.ts';
 
+export interface OpenedStore {
+  store: Store;
+  close: () => Promise<void>;
+  /** A second store on the same database, as another replica would open it (stores with notices). */
+  peer?: () => Promise<Store>;
+}
+
 /**
- * What every `Store` must do, whatever it is built on (SQLite now, PostgreSQL later): each
- * owner sees only its own records, pages are newest first and complete, events come back in
- * order and from any sequence number, interrupted runs are marked, concurrent appends to
- * different runs all land. Call it from one test file per implementation.
+ * What every `Store` must do, whatever it is built on (SQLite, PostgreSQL): each owner sees
+ * only its own records, pages are newest first and complete, events come back in order and
+ * from any sequence number, one run per thread runs at a time, leases decide which runs are
+ * interrupted, per-owner counts hold, concurrent appends to different runs all land, and
+ * stores shared by several processes notify each other. Call it from one test file per
+ * implementation.
  */
 export function storeContract(
   name: string,
-  open: () => Promise<{ store: Store; close: () => Promise<void> }>,
+  open: () => Promise<OpenedStore>,
+  options: { skip?: string | false } = {},
 ): void {
-  describe(`store contract: ${name}`, () => {
+  describe(`store contract: ${name}`, { skip: options.skip }, () => {
     let store: Store;
     let close: () => Promise<void>;
+    let peer: OpenedStore['peer'];
     let clock = 1_000_000;
     before(async () => {
-      ({ store, close } = await open());
+      ({ store, close, peer } = await open());
     });
-    after(() => close());
+    after(() => close?.());
 
     const thread = async (owner: string, title: string | null = null) => {
       clock += 1;
@@ -110,9 +122,11 @@ export function storeContract(
     });
 
     test('concurrent appends to different runs all land, each run in its own order', async () => {
-      const t = await thread('owner-a');
       const runs = Array.from({ length: 8 }, (_, i) => `run-${i.toString(16).padStart(24, 'c')}`);
-      for (const id of runs) await store.createRun({ id, thread_id: t.id, model: 'm', protocol: 'tools' });
+      for (const id of runs) {
+        const t = await thread('owner-a');
+        await store.createRun({ id, thread_id: t.id, model: 'm', protocol: 'tools' });
+      }
       await Promise.all(
         runs.map(async (id) => {
           for (let seq = 0; seq < 25; seq++)
@@ -133,9 +147,10 @@ export function storeContract(
       const done = `run-${'d'.repeat(24)}`;
       const left = `run-${'f'.repeat(24)}`;
       await store.createRun({ id: done, thread_id: t.id, model: 'm', protocol: 'offline' });
-      await store.createRun({ id: left, thread_id: t.id, model: 'm', protocol: 'offline' });
       const usage = { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 };
       await store.finishRun(done, { status: 'completed', reason: null, usage, answer: '42' });
+      await store.finishRun(done, { status: 'failed', reason: 'late', usage, answer: null });
+      await store.createRun({ id: left, thread_id: t.id, model: 'm', protocol: 'offline' });
       const interrupted = await store.markInterruptedRuns();
       assert.ok(interrupted.includes(left) && !interrupted.includes(done), JSON.stringify(interrupted));
       assert.deepEqual(
@@ -146,7 +161,164 @@ export function storeContract(
         ],
       );
       const finished = await store.getRun(done);
-      assert.deepEqual([finished?.usage, finished?.answer], [usage, '42']);
+      assert.deepEqual(
+        [finished?.status, finished?.usage, finished?.answer],
+        ['completed', usage, '42'],
+        'an outcome is written once',
+      );
+    });
+
+    test('one run per thread at a time, whoever asks; per-owner counts of runs going', async () => {
+      const t = await thread('owner-r');
+      const other = await thread('owner-r');
+      const first = `run-${'1'.repeat(24)}`;
+      await store.createRun({ id: first, thread_id: t.id, model: 'm', protocol: 'offline' });
+      await assert.rejects(
+        store.createRun({ id: `run-${'2'.repeat(24)}`, thread_id: t.id, model: 'm', protocol: 'offline' }),
+        ConflictError,
+      );
+      await assert.rejects(
+        store.createRun(
+          { id: `run-${'3'.repeat(24)}`, thread_id: other.id, model: 'm', protocol: 'offline' },
+          { maxRunningForOwner: 1 },
+        ),
+        (error) => error instanceof LimitExceededError && error.limit === 'runs',
+      );
+      assert.deepEqual([...(await store.runningRuns([t.id, other.id, 'thread-none']))], [[t.id, first]]);
+      // The same limit with room left, and races on one thread: exactly one claim wins.
+      const claims = await Promise.allSettled(
+        ['4', '5', '6', '7'].map((c) =>
+          store.createRun(
+            { id: `run-${c.repeat(24)}`, thread_id: other.id, model: 'm', protocol: 'offline' },
+            { maxRunningForOwner: 3, lease: { replica: 'r1', ttlMs: 60_000 } },
+          ),
+        ),
+      );
+      assert.equal(claims.filter((c) => c.status === 'fulfilled').length, 1);
+      for (const claim of claims) {
+        if (claim.status === 'rejected')
+          assert.ok(claim.reason instanceof ConflictError, String(claim.reason));
+      }
+      const usage = await store.usage('owner-r');
+      assert.deepEqual([usage.threads, usage.runningRuns], [2, 2]);
+      await store.finishRun(first, {
+        status: 'completed',
+        reason: null,
+        usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+        answer: null,
+      });
+      await store.createRun({
+        id: `run-${'8'.repeat(24)}`,
+        thread_id: t.id,
+        model: 'm',
+        protocol: 'offline',
+      });
+    });
+
+    test('leases: a live one keeps its run, a passed one lets it be interrupted and its thread taken', async () => {
+      const kept = await thread('owner-l');
+      const lost = await thread('owner-l');
+      const keptRun = `run-${'a1'.repeat(12)}`;
+      const lostRun = `run-${'a2'.repeat(12)}`;
+      await store.createRun(
+        { id: keptRun, thread_id: kept.id, model: 'm', protocol: 'offline' },
+        { lease: { replica: 'replica-a', ttlMs: 60_000 } },
+      );
+      await store.createRun(
+        { id: lostRun, thread_id: lost.id, model: 'm', protocol: 'offline' },
+        { lease: { replica: 'replica-b', ttlMs: 150 } },
+      );
+      assert.equal(await store.requestCancel(keptRun), true);
+      const renewed = await store.renewLeases('replica-a', 60_000);
+      assert.ok(renewed.held.includes(keptRun) && !renewed.held.includes(lostRun));
+      assert.ok(renewed.cancelRequested.includes(keptRun), 'a cancel request reaches the holder');
+      await new Promise((r) => setTimeout(r, 400));
+      const interrupted = await store.markInterruptedRuns();
+      assert.ok(interrupted.includes(lostRun), JSON.stringify(interrupted));
+      assert.ok(!interrupted.includes(keptRun), 'a run with a live lease is left alone');
+      assert.equal((await store.getRun(lostRun))?.status, 'interrupted');
+      assert.equal((await store.getRun(keptRun))?.status, 'running');
+      assert.deepEqual((await store.renewLeases('replica-b', 60_000)).held, [], 'the lease is gone');
+      assert.equal(await store.requestCancel(lostRun), false, 'only a running run can be asked to stop');
+      // A thread whose run's lease passed (its replica died) can be claimed again at once.
+      const stale = await thread('owner-l');
+      const staleRun = `run-${'a3'.repeat(12)}`;
+      await store.createRun(
+        { id: staleRun, thread_id: stale.id, model: 'm', protocol: 'offline' },
+        { lease: { replica: 'replica-c', ttlMs: 100 } },
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      await store.createRun(
+        { id: `run-${'a4'.repeat(12)}`, thread_id: stale.id, model: 'm', protocol: 'offline' },
+        { lease: { replica: 'replica-d', ttlMs: 60_000 } },
+      );
+      assert.equal((await store.getRun(staleRun))?.status, 'interrupted');
+    });
+
+    test('usage per owner: threads, uploaded bytes, workspace bytes as recorded', async () => {
+      const a = await thread('owner-u');
+      const b = await thread('owner-u');
+      await thread('owner-v');
+      await store.recordWorkspaceBytes(a.id, 1000);
+      await store.recordWorkspaceBytes(b.id, 234);
+      await store.recordWorkspaceBytes(b.id, 500);
+      await store.createFile({
+        id: `file-${'u'.repeat(24)}`,
+        owner: 'owner-u',
+        filename: 'u.csv',
+        purpose: 'file-extract',
+        bytes: 77,
+        sha256: 'x',
+      });
+      assert.deepEqual(await store.usage('owner-u'), {
+        threads: 2,
+        fileBytes: 77,
+        workspaceBytes: 1500,
+        runningRuns: 0,
+      });
+    });
+
+    test('a shared store notifies other processes of events, cancel requests and deleted threads', async (t) => {
+      if (!peer) {
+        assert.equal(store.notices, undefined, 'a store with notices must offer a peer to test them');
+        t.skip('this store is not shared between processes');
+        return;
+      }
+      const other = await peer();
+      try {
+        const heard: string[] = [];
+        const th = await thread('owner-n');
+        const runId = `run-${'b1'.repeat(12)}`;
+        await store.createRun({ id: runId, thread_id: th.id, model: 'm', protocol: 'offline' });
+        const arrived = (what: string) =>
+          new Promise<void>((resolve) => {
+            const check = setInterval(() => {
+              if (heard.includes(what)) {
+                clearInterval(check);
+                resolve();
+              }
+            }, 5);
+          });
+        const stop = [
+          other.notices!.onRunChange(runId, () => heard.push('events')),
+          other.notices!.onCancelRequest((id) => heard.push(`cancel ${id}`)),
+          other.notices!.onThreadDeleted((id) => heard.push(`deleted ${id}`)),
+        ];
+        await store.appendEvents(runId, [{ seq: 0, event: delta(1, 'x') }]);
+        await arrived('events');
+        assert.deepEqual(
+          (await other.runEvents(runId)).map((e) => e.seq),
+          [0],
+          'the events are readable when the notice arrives',
+        );
+        await store.requestCancel(runId);
+        await arrived(`cancel ${runId}`);
+        await store.deleteThread('owner-n', th.id);
+        await arrived(`deleted ${th.id}`);
+        for (const s of stop) s();
+      } finally {
+        await other.close();
+      }
     });
 
     test('files: owners apart, pages, delete; stats count only the owner', async () => {

@@ -2,25 +2,33 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import { ConflictError } from '../../src/errors/index.ts';
 import type { ModelEntry } from '../../src/llm/model.ts';
 import { RunService } from '../../src/runs/run-service.ts';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
-import type { StoredEvent, ThreadRecord } from '../../src/store/store.ts';
+import type { Store, StoredEvent, ThreadRecord } from '../../src/store/store.ts';
 import { EMPTY_WORKSPACE, FakeModel, FakeSandbox, type FakeTurn } from '../helpers/fakes.ts';
+import { freshDatabase, type TestDatabase } from '../helpers/postgres.ts';
+import { describeEachStore } from '../helpers/stores.ts';
 
-/** The run service with a real SQLite store and in-process fakes of the model and sandbox. */
-describe('runs owned by the service', () => {
+/** The run service with a real store (SQLite, PostgreSQL) and in-process fakes of the model and sandbox. */
+describeEachStore('runs owned by the service', (kind) => {
   let dir: string;
-  let store: SqliteStore;
+  let database: TestDatabase | undefined;
+  let store: Store;
   let counter = 0;
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'analyst-runs-'));
-    store = new SqliteStore(join(dir, 'analyst.db'));
+    database = kind === 'postgres' ? await freshDatabase() : undefined;
+    store = database
+      ? await PostgresStore.open({ url: database.url })
+      : new SqliteStore(join(dir, 'analyst.db'));
   });
   after(async () => {
     await store.close();
+    await database?.drop();
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -125,13 +133,13 @@ describe('runs owned by the service', () => {
     const events = collect(runs.subscribe(run.id));
     await new Promise((r) => setTimeout(r, 30));
     const started = Date.now();
-    assert.equal(runs.cancel(run.id), true);
+    assert.equal(await runs.cancel(run.id), true);
     const seen = await events;
     assert.ok(Date.now() - started < 1000);
     const endEvent = seen.at(-1)!.event;
     assert.ok(endEvent.type === 'run-end' && endEvent.status === 'cancelled');
     assert.equal((await store.getRun(run.id))?.status, 'cancelled');
-    assert.equal(runs.cancel(run.id), false, 'a finished run cannot be cancelled');
+    assert.equal(await runs.cancel(run.id), false, 'a finished run cannot be cancelled');
   });
 
   test('one run per thread: a second reservation is refused until the first ends', async () => {

@@ -16,7 +16,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDeps): void {
     const stale = await deps.store.staleThreads(request.owner, Date.now() - hours * 3600_000);
     const deleted: string[] = [];
     for (const thread of stale) {
-      if (deps.runs.isBusy(thread.id)) continue;
+      if ((await deps.runs.busyThreads([thread.id])).size) continue;
       await deps.threads.delete(thread);
       deleted.push(thread.id);
     }

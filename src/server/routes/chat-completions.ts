@@ -64,7 +64,14 @@ export function registerChatRoutes(app: FastifyInstance, deps: AppDeps): void {
     );
     const background = body.background === true;
     const hangUp = abortOnHangUp(reply.raw);
-    if (!background) hangUp.signal.addEventListener('abort', () => deps.runs.cancel(run.id), { once: true });
+    if (!background)
+      hangUp.signal.addEventListener(
+        'abort',
+        // On another replica's store a cancel request can fail; the run then ends on its own.
+        () =>
+          void deps.runs.cancel(run.id).catch((error) => request.log.warn({ err: error }, 'cancel failed')),
+        { once: true },
+      );
     const meta = { id: newId('chatcmpl'), model: entry.id, created: Math.floor(Date.now() / 1000) };
     const follow = {
       run_id: run.id,

@@ -14,15 +14,20 @@ const seconds = (timeout: number | undefined) =>
 export function registerExecRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.post('/v1/exec', async (request, reply) => {
     const body = validate(ExecBodySchema, request.body, 'the request body (a JSON object with "code")');
-    const controller = abortOnHangUp(reply.raw);
-    return deps.sandbox.runEphemeral({
-      code: body.code,
-      timeoutMs: seconds(body.timeout),
-      data: body.data,
-      results: body.results,
-      sourceQueryIds: body.source_query_ids,
-      abortSignal: controller.signal,
-    });
+    const release = deps.limits.takeOneShot(request.owner);
+    try {
+      const controller = abortOnHangUp(reply.raw);
+      return await deps.sandbox.runEphemeral({
+        code: body.code,
+        timeoutMs: seconds(body.timeout),
+        data: body.data,
+        results: body.results,
+        sourceQueryIds: body.source_query_ids,
+        abortSignal: controller.signal,
+      });
+    } finally {
+      release();
+    }
   });
 
   /**
@@ -36,13 +41,20 @@ export function registerExecRoutes(app: FastifyInstance, deps: AppDeps): void {
     const body = validate(ThreadExecBodySchema, request.body, 'the request body (a JSON object with "code")');
     // Deleting the thread stops this cell and waits for it before the workspace goes.
     const operation = deps.threads.begin(thread.id);
+    let releaseSession: (() => void) | undefined;
     try {
+      await deps.limits.storedBytesLeft(request.owner);
+      releaseSession = await deps.limits.admitSession(request.owner, thread.id);
       const workspace = await deps.threads.workspace(thread);
       const controller = abortOnHangUp(reply.raw);
       const signal = AbortSignal.any([controller.signal, operation.signal]);
       const session = { id: thread.id, workspace, stateful: body.stateful };
       const cell = { code: body.code, timeoutMs: seconds(body.timeout), abortSignal: signal };
-      if (!body.stream) return await deps.sandbox.runCell(session, cell);
+      if (!body.stream) {
+        const result = await deps.sandbox.runCell(session, cell);
+        await deps.threads.recordUsage(thread);
+        return result;
+      }
       reply.hijack();
       const sse = new SseStream(reply.raw, corsHeaders(reply));
       sse.onClose(() => controller.abort());
@@ -59,9 +71,11 @@ export function registerExecRoutes(app: FastifyInstance, deps: AppDeps): void {
         sse.end();
         return;
       }
+      await deps.threads.recordUsage(thread);
       await sse.send({ type: 'execution-end', result });
       sse.end();
     } finally {
+      releaseSession?.();
       operation.end();
     }
   });

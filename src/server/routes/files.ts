@@ -1,6 +1,11 @@
 import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { InvalidInputError, isAnalystError, NotFoundError } from '../../errors/index.ts';
+import {
+  InvalidInputError,
+  isAnalystError,
+  NotFoundError,
+  PayloadTooLargeError,
+} from '../../errors/index.ts';
 import type { FileRecord } from '../../store/store.ts';
 import type { AppDeps } from '../deps.ts';
 import { newId } from '../ids.ts';
@@ -49,15 +54,24 @@ export async function uploadedFile(
   throw new InvalidInputError('the upload has no "file" field', { param: 'file' });
 }
 
-/** Streams an upload's bytes into file storage under `id`; a cut-off or malformed body is a 400. */
+/**
+ * Streams an upload's bytes into file storage under `id`; a cut-off or malformed body is a
+ * 400, one over the owner's stored-bytes limit a 429 (nothing of it is kept).
+ */
 export async function saveUpload(
   deps: AppDeps,
   id: string,
   part: MultipartFile,
+  owner: string,
 ): Promise<{ bytes: number; sha256: string }> {
+  const left = await deps.limits.storedBytesLeft(owner);
+  const maxBytes = Math.min(deps.config.maxUploadBytes, left);
   try {
-    return await deps.files.save(id, part.file, deps.config.maxUploadBytes, () => part.file.truncated);
+    return await deps.files.save(id, part.file, maxBytes, () => part.file.truncated);
   } catch (error) {
+    if (error instanceof PayloadTooLargeError && maxBytes < deps.config.maxUploadBytes) {
+      throw deps.limits.storedBytesError();
+    }
     throw asUploadError(error);
   }
 }
@@ -82,7 +96,7 @@ export function registerFileRoutes(app: FastifyInstance, deps: AppDeps): void {
     const purpose = fields.purpose?.trim() || 'file-extract';
     if (purpose.length > 64) throw new InvalidInputError('purpose is too long', { param: 'purpose' });
     const id = newId('file');
-    const { bytes, sha256 } = await saveUpload(deps, id, part);
+    const { bytes, sha256 } = await saveUpload(deps, id, part, request.owner);
     return fileObject(
       await deps.store.createFile({ id, owner: request.owner, filename, purpose, bytes, sha256 }),
     );

@@ -90,7 +90,7 @@ export function registerRunRoutes(app: FastifyInstance, deps: AppDeps): void {
 
   app.post<RunParams>('/v1/threads/:id/runs/:run_id/cancel', async (request) => {
     const run = await runOf(deps, request);
-    deps.runs.cancel(run.id);
+    await deps.runs.cancel(run.id);
     return runObject((await deps.store.getRun(run.id)) ?? run);
   });
 

@@ -51,13 +51,15 @@ export function registerThreadRoutes(app: FastifyInstance, deps: AppDeps): void 
     const page = pageOf(request.query);
     const { q } = validate(ThreadListQuerySchema, request.query ?? {}, 'the query');
     const threads = await deps.store.listThreads(request.owner, { ...page, limit: page.limit + 1, query: q });
-    return listOf(threads, page.limit, (t) => threadObject(t, deps.runs.isBusy(t.id)));
+    const busy = await deps.runs.busyThreads(threads.map((t) => t.id));
+    return listOf(threads, page.limit, (t) => threadObject(t, busy.has(t.id)));
   });
 
   app.get<ThreadParams>('/v1/threads/:id', async (request) => {
     const thread = await deps.threads.get(request.owner, request.params.id);
     const runs = await deps.store.listRuns(thread.id);
-    return { ...threadObject(thread, deps.runs.isBusy(thread.id)), runs: runs.map(runObject) };
+    const busy = deps.runs.isBusy(thread.id) || runs.some((r) => r.status === 'running');
+    return { ...threadObject(thread, busy), runs: runs.map(runObject) };
   });
 
   app.patch<ThreadParams>('/v1/threads/:id', async (request) => {
@@ -68,7 +70,8 @@ export function registerThreadRoutes(app: FastifyInstance, deps: AppDeps): void 
       ...(body.title !== undefined ? { title: body.title || null } : {}),
       ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
     });
-    return threadObject(updated ?? thread, deps.runs.isBusy(thread.id));
+    const busy = await deps.runs.busyThreads([thread.id]);
+    return threadObject(updated ?? thread, busy.has(thread.id));
   });
 
   app.delete<ThreadParams>('/v1/threads/:id', async (request) => {
@@ -90,6 +93,6 @@ export function registerThreadRoutes(app: FastifyInstance, deps: AppDeps): void 
 
   app.post<ThreadParams>('/v1/threads/:id/cancel', async (request) => {
     const thread = await deps.threads.get(request.owner, request.params.id);
-    return { thread_id: thread.id, cancelled: deps.runs.cancelThread(thread.id) };
+    return { thread_id: thread.id, cancelled: await deps.runs.cancelThread(thread.id) };
   });
 }

@@ -38,12 +38,15 @@ export class ThreadService {
     private readonly runs: () => RunService,
     /** False when sessions cannot run here: workspaces are then made without a warm sandbox. */
     private readonly sessions: boolean,
+    /** Per-key limits: refuses a thread over the owner's limit (LimitExceededError). */
+    private readonly limits?: { admitThread(owner: string): Promise<void> },
   ) {}
 
   async create(
     owner: string,
     fields: { title?: string | null; metadata?: Record<string, unknown> } = {},
   ): Promise<ThreadRecord> {
+    await this.limits?.admitThread(owner);
     const workspace = this.sessions
       ? (await this.sandbox.allocateWorkspace()).workspace
       : await this.workspaces.create();
@@ -82,6 +85,12 @@ export class ThreadService {
       this.migrations.set(thread.id, migration);
     }
     return migration;
+  }
+
+  /** Records the bytes the thread's workspace holds now (per-key limits count them). */
+  async recordUsage(thread: ThreadRecord): Promise<void> {
+    const workspace = await this.workspace(thread);
+    await this.store.recordWorkspaceBytes(thread.id, (await workspace.usage()).bytes);
   }
 
   /** Throws ConflictError (409) while the thread is being deleted. */
@@ -149,7 +158,7 @@ export class ThreadService {
     this.deleting.add(thread.id);
     try {
       const runs = this.runs();
-      runs.cancelThread(thread.id);
+      await runs.cancelThread(thread.id);
       for (const controller of this.operations.get(thread.id) ?? []) controller.abort();
       await runs.idle(thread.id);
       while (this.operations.get(thread.id)?.size) await new Promise((r) => setTimeout(r, 20));

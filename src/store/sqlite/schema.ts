@@ -55,4 +55,15 @@ export const MIGRATIONS: readonly string[] = [
   // Workspaces became a WorkspaceStore id instead of a host path (old rows keep their path).
   `ALTER TABLE threads RENAME COLUMN workspace_dir TO workspace;
    CREATE INDEX threads_updated ON threads (owner, updated_at);`,
+  // Several replicas on one database: runs carry a lease, and the store itself enforces one
+  // running run per thread. Per-key limits read the workspace bytes last measured.
+  `ALTER TABLE runs ADD COLUMN replica TEXT;
+   ALTER TABLE runs ADD COLUMN lease_expires_at INTEGER;
+   ALTER TABLE runs ADD COLUMN cancel_requested INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE threads ADD COLUMN workspace_bytes INTEGER NOT NULL DEFAULT 0;
+   UPDATE runs SET status = 'interrupted', reason = 'the server stopped while this run was in progress'
+     WHERE status = 'running'
+       AND rowid NOT IN (SELECT MAX(rowid) FROM runs WHERE status = 'running' GROUP BY thread_id);
+   CREATE UNIQUE INDEX runs_one_running ON runs (thread_id) WHERE status = 'running';
+   CREATE INDEX runs_replica ON runs (replica) WHERE status = 'running';`,
 ];

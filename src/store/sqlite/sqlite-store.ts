@@ -1,8 +1,12 @@
 import Database from 'better-sqlite3';
 import type { AgentEvent } from '../../agent/events.ts';
+import { INTERRUPTED_REASON, threadBusyError, tooManyRunsError } from '../run-errors.ts';
 import type {
+  CreateRunOptions,
   FileRecord,
+  LeaseRenewal,
   MessageRecord,
+  OwnerUsage,
   Page,
   RunRecord,
   Store,
@@ -23,6 +27,7 @@ const AFTER_CURSOR = '(@at IS NULL OR created_at < @at OR (created_at = @at AND 
  * statement is short, and a committed write survives a killed process (WAL, NORMAL sync).
  */
 export class SqliteStore implements Store {
+  readonly kind = 'sqlite';
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
 
@@ -179,7 +184,10 @@ export class SqliteStore implements Store {
     }));
   }
 
-  async createRun(record: Pick<RunRecord, 'id' | 'thread_id' | 'model' | 'protocol'>): Promise<RunRecord> {
+  async createRun(
+    record: Pick<RunRecord, 'id' | 'thread_id' | 'model' | 'protocol'>,
+    options: CreateRunOptions = {},
+  ): Promise<RunRecord> {
     const full: RunRecord = {
       ...record,
       status: 'running',
@@ -189,9 +197,38 @@ export class SqliteStore implements Store {
       created_at: this.now(),
       finished_at: null,
     };
-    this.statement(
-      "INSERT INTO runs (id, thread_id, model, protocol, status, created_at) VALUES (@id, @thread_id, @model, @protocol, 'running', @created_at)",
-    ).run(full);
+    const { lease, maxRunningForOwner } = options;
+    // better-sqlite3 runs the transaction synchronously: the count and the insert are one step.
+    this.db.transaction(() => {
+      if (lease) {
+        this.statement(
+          `UPDATE runs SET status = 'interrupted', reason = ?, finished_at = ?
+           WHERE thread_id = ? AND status = 'running' AND lease_expires_at < ?`,
+        ).run(INTERRUPTED_REASON, full.created_at, record.thread_id, full.created_at);
+      }
+      if (maxRunningForOwner !== undefined) {
+        const running = this.statement(
+          `SELECT COUNT(*) AS n FROM runs r JOIN threads t ON t.id = r.thread_id
+           WHERE r.status = 'running'
+             AND t.owner = (SELECT owner FROM threads WHERE id = ?)`,
+        ).get(record.thread_id) as Row;
+        if ((running.n as number) >= maxRunningForOwner) throw tooManyRunsError(maxRunningForOwner);
+      }
+      try {
+        this.statement(
+          `INSERT INTO runs (id, thread_id, model, protocol, status, created_at, replica, lease_expires_at)
+           VALUES (@id, @thread_id, @model, @protocol, 'running', @created_at, @replica, @lease_expires_at)`,
+        ).run({
+          ...full,
+          replica: lease?.replica ?? null,
+          lease_expires_at: lease ? full.created_at + lease.ttlMs : null,
+        });
+      } catch (error) {
+        if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE')
+          throw threadBusyError(record.thread_id);
+        throw error;
+      }
+    })();
     return full;
   }
 
@@ -218,7 +255,8 @@ export class SqliteStore implements Store {
     end: Pick<RunRecord, 'status' | 'reason' | 'usage' | 'answer'>,
   ): Promise<void> {
     this.statement(
-      'UPDATE runs SET status = ?, reason = ?, usage = ?, answer = ?, finished_at = ? WHERE id = ?',
+      `UPDATE runs SET status = ?, reason = ?, usage = ?, answer = ?, finished_at = ?, lease_expires_at = NULL
+       WHERE id = ? AND status = 'running'`,
     ).run(end.status, end.reason, JSON.stringify(end.usage), end.answer, this.now(), runId);
   }
 
@@ -241,15 +279,60 @@ export class SqliteStore implements Store {
   }
 
   async markInterruptedRuns(): Promise<string[]> {
-    const ids = (this.statement("SELECT id FROM runs WHERE status = 'running'").all() as Row[]).map(
-      (r) => r.id as string,
+    const rows = this.statement(
+      `UPDATE runs SET status = 'interrupted', reason = @reason, finished_at = @now
+       WHERE status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at < @now)
+       RETURNING id`,
+    ).all({ reason: INTERRUPTED_REASON, now: this.now() }) as Row[];
+    return rows.map((r) => r.id as string);
+  }
+
+  async runningRuns(threadIds: readonly string[]): Promise<Map<string, string>> {
+    if (threadIds.length === 0) return new Map();
+    const rows = this.statement(
+      "SELECT thread_id, id FROM runs WHERE status = 'running' AND thread_id IN (SELECT value FROM json_each(?))",
+    ).all(JSON.stringify(threadIds)) as Row[];
+    return new Map(rows.map((r) => [r.thread_id as string, r.id as string]));
+  }
+
+  async renewLeases(replica: string, ttlMs: number): Promise<LeaseRenewal> {
+    const rows = this.statement(
+      `UPDATE runs SET lease_expires_at = ? WHERE replica = ? AND status = 'running'
+       RETURNING id, cancel_requested`,
+    ).all(this.now() + ttlMs, replica) as Row[];
+    return {
+      held: rows.map((r) => r.id as string),
+      cancelRequested: rows.filter((r) => r.cancel_requested).map((r) => r.id as string),
+    };
+  }
+
+  async requestCancel(runId: string): Promise<boolean> {
+    return (
+      this.statement("UPDATE runs SET cancel_requested = 1 WHERE id = ? AND status = 'running'").run(runId)
+        .changes > 0
     );
-    if (ids.length) {
-      this.statement(
-        "UPDATE runs SET status = 'interrupted', reason = 'the server stopped while this run was in progress', finished_at = ? WHERE status = 'running'",
-      ).run(this.now());
-    }
-    return ids;
+  }
+
+  async recordWorkspaceBytes(threadId: string, bytes: number): Promise<void> {
+    this.statement('UPDATE threads SET workspace_bytes = ? WHERE id = ?').run(bytes, threadId);
+  }
+
+  async usage(owner: string): Promise<OwnerUsage> {
+    const threads = this.statement(
+      'SELECT COUNT(*) AS n, COALESCE(SUM(workspace_bytes), 0) AS bytes FROM threads WHERE owner = ?',
+    ).get(owner) as Row;
+    const files = this.statement('SELECT COALESCE(SUM(bytes), 0) AS bytes FROM files WHERE owner = ?').get(
+      owner,
+    ) as Row;
+    const runs = this.statement(
+      "SELECT COUNT(*) AS n FROM runs r JOIN threads t ON t.id = r.thread_id WHERE t.owner = ? AND r.status = 'running'",
+    ).get(owner) as Row;
+    return {
+      threads: threads.n as number,
+      fileBytes: files.bytes as number,
+      workspaceBytes: threads.bytes as number,
+      runningRuns: runs.n as number,
+    };
   }
 
   async stats(owner: string): Promise<ThreadStats> {

@@ -16,6 +16,11 @@ export interface LoopWorkspaceOptions {
   quotaBytes?: number;
   /** File (inode) quota of a new workspace. Default 200,000. */
   quotaFiles?: number;
+  /**
+   * Other server processes (replicas on this host) use the same workspaces: `close()` then
+   * leaves them mounted, for those processes and for this one's successor. Default false.
+   */
+  shared?: boolean;
 }
 
 export const DEFAULT_QUOTA_BYTES = 1024 * 1024 * 1024;
@@ -137,6 +142,10 @@ export class LoopWorkspaceStore implements WorkspaceStore {
 
   async close(): Promise<void> {
     await Promise.allSettled([...this.mounting.values()]);
+    if (this.options.shared) {
+      this.mounted.clear();
+      return;
+    }
     await Promise.all([...this.mounted].map((id) => this.unmount(id).catch(() => {})));
   }
 
@@ -168,7 +177,13 @@ export class LoopWorkspaceStore implements WorkspaceStore {
       return;
     }
     if (!existsSync(this.imagePath(id))) throw new NotFoundError(`workspace ${id} no longer exists`);
-    await this.mountImage(id);
+    try {
+      await this.mountImage(id);
+    } catch (error) {
+      // Another process (a replica) mounted it at the same moment: mount refuses a second one.
+      if (!(await mountPoints()).has(this.mountPath(id))) throw error;
+      this.mounted.add(id);
+    }
   }
 
   private async mkfs(image: string, inodes: number, journalMb = 4): Promise<void> {

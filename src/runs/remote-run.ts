@@ -1,0 +1,68 @@
+import type { Store, StoredEvent } from '../store/store.ts';
+
+/**
+ * The events of a run another replica executes, read from the store: those above `after`,
+ * then each new batch as the store announces it (or, when a notice is lost, at the next
+ * poll), ending after `run-end` — or when the run stopped without one (its replica died
+ * and it was marked interrupted). The store's numbering is the run's, so there is no gap
+ * and no duplicate.
+ */
+export async function* followStoredRun(
+  store: Store,
+  runId: string,
+  options: { after: number; pollMs: number; abortSignal?: AbortSignal },
+): AsyncGenerator<StoredEvent, void> {
+  const { abortSignal } = options;
+  let next = options.after + 1;
+  let poked = false;
+  let wake: (() => void) | undefined;
+  const stopListening = store.notices?.onRunChange(runId, () => {
+    poked = true;
+    wake?.();
+  });
+  try {
+    for (;;) {
+      poked = false;
+      const events = await store.runEvents(runId, next - 1);
+      for (const stored of events) {
+        if (abortSignal?.aborted) return;
+        yield stored;
+        next = stored.seq + 1;
+        if (stored.event.type === 'run-end') return;
+      }
+      if (events.length === 0) {
+        const run = await store.getRun(runId);
+        if (run?.status !== 'running') {
+          // It ended between the two reads: what it stored before its end is still to come.
+          for (const stored of await store.runEvents(runId, next - 1)) {
+            if (abortSignal?.aborted) return;
+            yield stored;
+          }
+          return;
+        }
+      }
+      if (abortSignal?.aborted) return;
+      if (!poked) await waitForChange(options.pollMs, abortSignal, (resolve) => (wake = resolve));
+      wake = undefined;
+    }
+  } finally {
+    stopListening?.();
+  }
+}
+
+function waitForChange(
+  ms: number,
+  signal: AbortSignal | undefined,
+  register: (resolve: () => void) => void,
+): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+    register(done);
+  });
+}
