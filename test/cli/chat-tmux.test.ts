@@ -65,11 +65,15 @@ class Terminal {
       '-p',
       '-t',
       'chat',
-      '#{pane_dead} #{pane_dead_status}',
+      '#{pane_dead} #{pane_dead_status}#{?pane_dead_signal,signal-#{pane_dead_signal},}',
     )
       .trim()
       .split(' ');
-    return { dead: dead === '1', status: status ?? '' };
+    // Ended by SIGINT itself (what a shell also reports as 130) or exit(130): the same to a user.
+    return {
+      dead: dead === '1',
+      status: status === 'signal-2' || status === 'signal-INT' ? '130' : (status ?? ''),
+    };
   }
 
   /** Ends the tmux server and waits (up to 20 s) for the program in the pane to exit. */
