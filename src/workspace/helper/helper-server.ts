@@ -75,8 +75,12 @@ async function answer(store: WorkspaceStore, line: string): Promise<HelperAnswer
     switch (request.op) {
       case 'ping':
         return { id: request.id, ok: true, kind: store.kind };
-      case 'create':
-        return { id: request.id, ok: true, workspace: (await store.create()).id };
+      case 'create': {
+        // The app looks for the mount as soon as this answers: the filesystem must be there.
+        const workspace = await store.create();
+        await workspace.ready();
+        return { id: request.id, ok: true, workspace: workspace.id };
+      }
       case 'open':
         return { id: request.id, ok: true, workspace: (await store.open(request.workspace)).id };
       case 'destroy':
