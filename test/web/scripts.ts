@@ -40,7 +40,7 @@ export const UI_SCRIPT: ScriptInput = {
     {
       when: { last_role: 'execute', last_contains: 'Name: amount' },
       content:
-        '<Understand>The totals are printed above and the chart is saved.</Understand>\n<Answer>## Sales by region\n\n**North** sells most.\n\n| region | total |\n| --- | --- |\n| north | 40 |\n| south | 25 |\n\n![Sales by region](sales_by_region.png)\n</Answer>',
+        '<Understand>The totals are printed above and the chart is saved.</Understand>\n<Answer>## Sales by region\n\n**North** sells most: 40, against 99 for the rest.\n\n| region | total |\n| --- | --- |\n| north | 40 |\n| south | 25 |\n\n![Sales by region](sales_by_region.png)\n</Answer>',
       ...slow,
     },
     {

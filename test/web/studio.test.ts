@@ -84,6 +84,19 @@ describe('the web studio', { timeout: 900_000 }, () => {
     await page.waitForSelector('.card.answer .markdown img[src^="blob:"]', { timeout: CELL_MS });
     assert.equal(await page.locator('.card.answer table tr').count(), 3, 'the answer table is rendered');
     assert.match((await page.textContent('.card.cell .output-text')) ?? '', /north\s+40/);
+    // Grounding (SPEC §4.6): 40 was printed by the cell, 99 by nothing; the source on hover.
+    await page.waitForSelector('.card.answer .num.ungrounded');
+    assert.equal(await page.textContent('.card.answer .num.ungrounded'), '99');
+    assert.match(
+      (await page.getAttribute('.card.answer .num.ungrounded', 'title')) ?? '',
+      /Not in any output/,
+    );
+    const grounded = page.locator('.card.answer p .num.grounded', { hasText: '40' }).first();
+    assert.match((await grounded.getAttribute('title')) ?? '', /^Printed by cell-[0-9a-f]+: .*north\s+40/);
+    assert.equal(await page.textContent('.card.answer .card-head .pill.bad'), 'Numbers in no output: 1');
+    await page.evaluate(() => document.querySelector('.card.answer')?.scrollIntoView({ block: 'start' }));
+    await page.hover('.card.answer .num.ungrounded');
+    await screenshot(page, 'answer-grounding');
     await page.waitForTimeout(300);
     await screenshot(page, 'answer-with-chart');
 

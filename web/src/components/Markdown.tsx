@@ -1,6 +1,8 @@
 import { useEffect, useRef } from 'preact/hooks';
+import type { GroundedNumber } from '../../../src/agent/grounding/types.ts';
 import { blobUrl } from '../api/client.ts';
 import { fileUrl } from '../lib/files.ts';
+import { markGroundedNumbers } from '../lib/grounding-marks.ts';
 import { renderMarkdown } from '../lib/markdown.ts';
 
 /**
@@ -8,7 +10,13 @@ import { renderMarkdown } from '../lib/markdown.ts';
  * loaded through the API (with the key) as blob URLs; links to workspace files open them in
  * the inspector instead of leaving the app.
  */
-export function Markdown(props: { text: string; threadId: string; onOpenFile?: (path: string) => void }) {
+export function Markdown(props: {
+  text: string;
+  threadId: string;
+  onOpenFile?: (path: string) => void;
+  /** An answer's numbers, marked with their sources (see lib/grounding-marks.ts). */
+  grounding?: readonly GroundedNumber[];
+}) {
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const root = ref.current;
@@ -19,6 +27,7 @@ export function Markdown(props: { text: string; threadId: string; onOpenFile?: (
     for (const img of root.querySelectorAll<HTMLImageElement>('img[data-src][src]'))
       loaded.set(img.dataset.src ?? '', img);
     root.innerHTML = renderMarkdown(props.text);
+    if (props.grounding) markGroundedNumbers(root, props.grounding);
     for (const img of root.querySelectorAll<HTMLImageElement>('img[data-src]')) {
       const old = loaded.get(img.dataset.src ?? '');
       if (old && old.alt === img.alt) {
@@ -35,7 +44,7 @@ export function Markdown(props: { text: string; threadId: string; onOpenFile?: (
         () => img.classList.add('broken'),
       );
     }
-  }, [props.text, props.threadId]);
+  }, [props.text, props.threadId, props.grounding]);
   const onClick = (event: MouseEvent) => {
     const link = (event.target as HTMLElement).closest('a');
     if (!link) return;

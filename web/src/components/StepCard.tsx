@@ -1,9 +1,11 @@
 import { Component } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import type { GroundedNumber } from '../../../src/agent/grounding/types.ts';
 import type { CellStep, Step } from '../../../src/agent/view/steps.ts';
 import { blobUrl } from '../api/client.ts';
 import { formatBytes, formatNumber, t } from '../i18n/i18n.ts';
 import { fileUrl } from '../lib/files.ts';
+import { ungroundedCount } from '../lib/grounding-marks.ts';
 import { useLazy } from '../lib/hooks.ts';
 import { Markdown } from './Markdown.tsx';
 
@@ -56,12 +58,29 @@ export class StepCard extends Component<StepProps> {
           <section class="card answer" aria-label={t('step.answer')}>
             <div class="card-head">
               <span class="badge">{t('step.answer')}</span>
+              {step.grounding && <GroundingPill numbers={step.grounding} />}
             </div>
-            <Markdown text={step.text} threadId={this.props.threadId} onOpenFile={this.props.onOpenFile} />
+            <Markdown
+              text={step.text}
+              threadId={this.props.threadId}
+              onOpenFile={this.props.onOpenFile}
+              grounding={step.grounding}
+            />
           </section>
         );
     }
   }
+}
+
+/** Whether every checked number of the answer was found, or how many were not. */
+function GroundingPill(props: { numbers: GroundedNumber[] }) {
+  const missing = ungroundedCount(props.numbers);
+  if (props.numbers.every((n) => n.status === 'ignored')) return null;
+  return (
+    <span class={`pill ${missing ? 'bad' : 'good'}`}>
+      {missing ? t('grounding.summary', { count: missing }) : t('grounding.allFound')}
+    </span>
+  );
 }
 
 const FOLD_LINES = 14;
