@@ -39,8 +39,16 @@ export async function startReplica(dataDir: string, env: Record<string, string>)
     });
     child.once('exit', (code) => reject(new Error(`the replica exited (${code}): ${output}`)));
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let ending = false;
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', (code, signal) => {
+      // A replica that dies on its own is a bug: say why, where a failing test's log shows it.
+      if (!ending) process.stderr.write(`a replica exited by itself (${code ?? signal}):\n${output}\n`);
+      resolve();
+    }),
+  );
   const end = async (signal: NodeJS.Signals) => {
+    ending = true;
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     await exited;
   };

@@ -86,9 +86,13 @@ export class LoopWorkspaceStore implements WorkspaceStore {
     });
     const workspace = new PendingWorkspace(id, this.mountPath(id), making);
     this.creating.set(id, workspace);
+    // What destroy waits for; a failure is each of the workspace's methods' error, not this one's.
     this.mounting.set(
       id,
-      making.then(() => {}),
+      making.then(
+        () => {},
+        () => {},
+      ),
     );
     return workspace;
   }

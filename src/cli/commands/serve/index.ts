@@ -28,6 +28,9 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
   );
   const registry = loadModelRegistry({ env: io.env, file: values.models });
   const service = await createService(config, { registry });
+  // A promise some background work forgot to handle must not take every tenant's server down.
+  const stray = (reason: unknown) => service.app.log.error({ err: reason }, 'unhandled rejection (a bug)');
+  process.on('unhandledRejection', stray);
   const url = await service.listen();
   const mode = config.keys.size ? `${config.keys.size} API key(s)` : 'open mode (local, no API key)';
   io.stdout(
@@ -40,5 +43,6 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
   });
   io.stderr('analyst: shutting down\n');
   await service.close();
+  process.off('unhandledRejection', stray);
   return 0;
 }
