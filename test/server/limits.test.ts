@@ -120,7 +120,8 @@ describeEachStore('per-key limits counted by the store', (store) => {
       'stored_bytes',
       'insufficient_quota',
     );
-    assert.deepEqual(await dbCounts(server), before, 'no file record for the refused upload');
+    // Files only: the run the previous test started may still be writing its events.
+    assert.equal((await dbCounts(server)).files, before.files, 'no file record for the refused upload');
     const list = await rawRequest(server, { path: '/v1/files', key: KEY_B });
     assert.equal((list.json().data as unknown[]).length, 1);
     // Deleting makes room again.
