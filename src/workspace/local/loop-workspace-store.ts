@@ -76,10 +76,13 @@ export class LoopWorkspaceStore implements WorkspaceStore {
   /**
    * A new workspace at once; its filesystem is made in the background (the workspace's
    * methods wait for it), so a burst of new threads does not queue their first answers
-   * behind mkfs and mount.
+   * behind mkfs and mount. A shared store (replicas) makes it before answering.
    */
   async create(): Promise<Workspace> {
     const id = `ws-${randomBytes(12).toString('hex')}`;
+    // Replicas on one data directory find a workspace by its id as soon as its thread is
+    // stored: it must be mounted by then, or another replica would mount it a second time.
+    if (this.options.shared) return this.make(id);
     const making = this.make(id).finally(() => {
       this.creating.delete(id);
       this.mounting.delete(id);
