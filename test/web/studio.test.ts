@@ -339,6 +339,8 @@ describe('the web studio', { timeout: 900_000 }, () => {
     const keys = await openPage(browser, server.url);
     const p = keys.page;
     await p.waitForSelector('.welcome');
+    // The page has loaded what it asks for first (threads, models), as a person sees it settled.
+    await p.waitForLoadState('networkidle');
     const [chooser] = await Promise.all([p.waitForEvent('filechooser'), p.keyboard.press('Alt+U')]);
     await chooser.setFiles({ name: 'keys.csv', mimeType: 'text/csv', buffer: Buffer.from('x,y\n1,2\n') });
     await p.waitForSelector('.tree-row[data-path="keys.csv"]');
