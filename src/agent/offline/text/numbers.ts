@@ -15,7 +15,8 @@ export interface NumberMention {
   scale?: string;
 }
 
-const SPELLED: Record<string, number> = {
+/** Numbers and ordinals written as words (the question reader uses them too). */
+export const SPELLED: Record<string, number> = {
   one: 1,
   two: 2,
   three: 3,

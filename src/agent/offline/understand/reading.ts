@@ -1,5 +1,5 @@
 import type { Look, TableInfo } from '../schema.ts';
-import { chineseNumeral, findNumbers, type NumberMention } from '../text/numbers.ts';
+import { chineseNumeral, findNumbers, type NumberMention, SPELLED } from '../text/numbers.ts';
 import { hasChinese } from '../text/words.ts';
 import { type FoundCondition, findConditions } from './conditions.ts';
 import { type Cue, findCues } from './cues.ts';
@@ -26,18 +26,6 @@ export interface Reading {
 const TOP_N =
   /\b(top|first|bottom|last|best|worst|leading|highest|lowest)\s+(?:(\d+)|(two|three|four|five|six|seven|eight|nine|ten|twenty))\b|前\s*(\d+|[一二两三四五六七八九十]+)|后\s*(\d+|[一二两三四五六七八九十]+)/giu;
 const WHICH_N = /\b(?:which|what|the)\s+(\d+|two|three|four|five|six|seven|eight|nine|ten)\s+(?![\d%])/gi;
-const SPELLED: Record<string, number> = {
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  twenty: 20,
-};
 
 /** Reads the question against the table it names best (the first table when it names none). */
 export function readQuestion(text: string, look: Look): Reading | undefined {
