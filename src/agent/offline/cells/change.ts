@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { measureLabel, type Plan } from '../plan.ts';
-import { barChart, lineChart } from './charts.ts';
+import { barChart, } from './charts.ts';
 import { columnsOf, num, preamble, totalsKept } from './code.ts';
-import { seriesLines } from './over-time.ts';
+import { overTimeChartCell, seriesLines } from './over-time.ts';
 import { q, type Recipe, say, show, tableOf } from './recipe.ts';
 
 type ChangePlan = Extract<Plan, { kind: 'change' }>;
@@ -95,17 +95,7 @@ export const changeRecipe: Recipe<ChangePlan> = {
           ].join('\n'),
         ].join('\n\n'),
       },
-      {
-        purpose: 'chart',
-        analyze: say(language, 'Chart it over time.', '画出随时间的走势。'),
-        code: [
-          preamble(context, { dropTotals: totalsKept(plan), columns: used, plot: true }),
-          series,
-          ['chart = series', lineChart({ title: `${measure} over ${plan.time}`, valueLabel: measure })].join(
-            '\n',
-          ),
-        ].join('\n\n'),
-      },
+      overTimeChartCell(context, plan, { used, series, measure, language }),
     ];
   },
 

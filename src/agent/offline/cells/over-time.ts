@@ -1,5 +1,16 @@
 import type { Measure, Plan } from '../plan.ts';
-import { column, decimalsFor, filterLines, measureExpr, ref } from './code.ts';
+import { lineChart } from './charts.ts';
+import {
+  type CodeContext,
+  column,
+  decimalsFor,
+  filterLines,
+  measureExpr,
+  preamble,
+  ref,
+  totalsKept,
+} from './code.ts';
+import { type Language, type PlannedCell, say } from './recipe.ts';
 
 type TimePlan = Extract<Plan, { kind: 'trend' | 'change' }>;
 
@@ -24,4 +35,24 @@ export function seriesLines(plan: TimePlan, measure: Measure, perPeriod: 'sum' |
     ...filterLines(plan.filters),
     `series = (${measureExpr(measure)}).groupby(${key}).${per}.dropna().sort_index().round(${digits})`,
   ];
+}
+
+/** The cell that charts the series (`series`: the lines that make it) over time. */
+export function overTimeChartCell(
+  context: CodeContext,
+  plan: TimePlan,
+  options: { used: string[]; series: string; measure: string; language: Language },
+): PlannedCell {
+  const { used, series, measure, language } = options;
+  return {
+    purpose: 'chart',
+    analyze: say(language, 'Chart it over time.', '画出随时间的走势。'),
+    code: [
+      preamble(context, { dropTotals: totalsKept(plan), columns: used, plot: true }),
+      series,
+      ['chart = series', lineChart({ title: `${measure} over ${plan.time}`, valueLabel: measure })].join(
+        '\n',
+      ),
+    ].join('\n\n'),
+  };
 }

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { measureLabel, type Plan } from '../plan.ts';
-import { lineChart } from './charts.ts';
 import { columnsOf, preamble, totalsKept } from './code.ts';
-import { seriesLines } from './over-time.ts';
+import { overTimeChartCell, seriesLines } from './over-time.ts';
 import { q, type Recipe, say, show, tableOf } from './recipe.ts';
 
 type TrendPlan = Extract<Plan, { kind: 'trend' }>;
@@ -53,17 +52,7 @@ export const trendRecipe: Recipe<TrendPlan> = {
           ].join('\n'),
         ].join('\n\n'),
       },
-      {
-        purpose: 'chart',
-        analyze: say(language, 'Chart it over time.', '画出随时间的走势。'),
-        code: [
-          preamble(context, { dropTotals: totalsKept(plan), columns: used, plot: true }),
-          series,
-          ['chart = series', lineChart({ title: `${measure} over ${plan.time}`, valueLabel: measure })].join(
-            '\n',
-          ),
-        ].join('\n\n'),
-      },
+      overTimeChartCell(context, plan, { used, series, measure, language }),
     ];
   },
 
