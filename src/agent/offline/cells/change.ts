@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { measureLabel, type Plan } from '../plan.ts';
-import { barChart, } from './charts.ts';
+import { barChart } from './charts.ts';
 import { columnsOf, num, preamble, totalsKept } from './code.ts';
 import { overTimeChartCell, seriesLines } from './over-time.ts';
 import { q, type Recipe, say, show, tableOf } from './recipe.ts';
