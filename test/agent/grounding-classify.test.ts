@@ -137,6 +137,19 @@ describe('grounding: grounded, derived, ungrounded, ignored', () => {
     );
   });
 
+  test('the digits of a printed date or clock time ground nothing', () => {
+    // statsmodels' summary prints when it ran: at 15:xx the hour must not ground "15%".
+    const summary = output(
+      'Date:                Tue, 01 Dec 2026   Pseudo R-squ.:  0.04127\nTime:                15:34:22   Log-Likelihood: -394.12\nfitted at 2026-12-01 15:34\n',
+    );
+    assert.deepEqual(statuses('Success rose by 15%, 34 points, and 22 more passed.', summary), [
+      '15%: ungrounded',
+      '34: ungrounded',
+      '22: ungrounded',
+    ]);
+    assert.deepEqual(statuses('The pseudo R² is 0.041.', summary), ['0.041: grounded']);
+  });
+
   test('p < 0.01 is checked against p-values only, wherever they are printed', () => {
     const table = [
       '==============================================================================',

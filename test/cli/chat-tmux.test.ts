@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -15,6 +15,7 @@ const SIMPSON = resolve('examples/simpson/Simpson.csv');
 /** A tmux server of its own (-L), so nothing here touches anyone else's sessions. */
 class Terminal {
   readonly socket = `analyst-chat-${randomBytes(4).toString('hex')}`;
+  readonly statusFile = join(tmpdir(), `${this.socket}.status`);
 
   tmux(...args: string[]): string {
     return execFileSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8' });
@@ -22,7 +23,9 @@ class Terminal {
 
   start(command: string[], cwd: string, env: Record<string, string>): void {
     const exports = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`);
-    const line = `cd ${shellQuote(cwd)} && exec env ${exports.join(' ')} ${command.map(shellQuote).join(' ')}`;
+    // The shell writes the program's exit status to a file: tmux's own pane_dead_status is sometimes
+    // missing when the pane is already marked dead.
+    const line = `cd ${shellQuote(cwd)} && env ${exports.join(' ')} ${command.map(shellQuote).join(' ')}; echo $? > ${shellQuote(this.statusFile)}`;
     this.tmux('-f', '/dev/null', 'new-session', '-d', '-s', 'chat', '-x', '200', '-y', '50', line);
     this.tmux('set-option', '-t', 'chat', 'remain-on-exit', 'on');
     this.tmux('set-option', '-t', 'chat', 'history-limit', '50000');
@@ -59,21 +62,10 @@ class Terminal {
     throw new Error(`timed out waiting for ${pattern} (×${count}); the screen:\n${screen}`);
   }
 
+  /** Whether the program has ended, and its exit status (empty while it runs). */
   paneDead(): { dead: boolean; status: string } {
-    const [dead, status] = this.tmux(
-      'display-message',
-      '-p',
-      '-t',
-      'chat',
-      '#{pane_dead} #{pane_dead_status}#{?pane_dead_signal,signal-#{pane_dead_signal},}',
-    )
-      .trim()
-      .split(' ');
-    // Ended by SIGINT itself (what a shell also reports as 130) or exit(130): the same to a user.
-    return {
-      dead: dead === '1',
-      status: status === 'signal-2' || status === 'signal-INT' ? '130' : (status ?? ''),
-    };
+    const status = existsSync(this.statusFile) ? readFileSync(this.statusFile, 'utf8').trim() : '';
+    return { dead: status !== '', status };
   }
 
   /** Ends the tmux server and waits (up to 20 s) for the program in the pane to exit. */
@@ -86,6 +78,7 @@ class Terminal {
       // already gone
     }
     if (pid !== undefined) await exited(pid, 20_000);
+    rmSync(this.statusFile, { force: true });
   }
 }
 

@@ -35,6 +35,12 @@ const NUMERIC_STRING = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
 const TOTAL_LABEL =
   /\b(?:total|count|rows|observations|samples|records|entries|shape|sum|n\s*=|number of)\b|合计|总|行数|样本/i;
 const MAX_TOTALS = 16;
+/**
+ * Dates and clock times an output prints (statsmodels' summary has `Date: Tue, 01 Dec 2026` and
+ * `Time: 15:34:22`): their digits are not measurements, and would ground "15%" by the hour of the run.
+ */
+const CALENDAR =
+  /\b\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?\b|\b\d{1,2}:\d{2}:\d{2}(?:\.\d+)?\b|\b\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{4}\b/g;
 /** How many entries one lookup examines at most (a claim like "0" may match thousands). */
 const MAX_CANDIDATES = 256;
 
@@ -140,10 +146,14 @@ export class SourceIndex {
     const lineStarts = [0];
     for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lineStarts.push(i + 1);
     const pColumns = pValueColumns(text, lineStarts);
+    const calendar = [...text.matchAll(CALENDAR)].map((m) => [m.index, m.index + m[0].length] as const);
+    let nextCalendar = 0;
     let line = -1;
     let lineMayLabelP = false;
     let lineNamesTotal = false;
     for (const token of scanNumbers(text)) {
+      while (nextCalendar < calendar.length && calendar[nextCalendar]![1] <= token.start) nextCalendar++;
+      if (nextCalendar < calendar.length && calendar[nextCalendar]![0] <= token.start) continue;
       let moved = false;
       while (line + 1 < lineStarts.length && lineStarts[line + 1]! <= token.start) {
         line += 1;

@@ -49,8 +49,10 @@ export function Composer(props: {
     const glue = before && !before.endsWith('\n') ? '\n' : '';
     const next = `${before}${glue}${prompt}${after}`;
     setText(next);
+    // Focus moves with the keystroke (an Enter that follows at once must land in the box, not on
+    // the preset again); the caret is placed once the new text is rendered.
+    el.focus();
     requestAnimationFrame(() => {
-      el.focus();
       const caret = before.length + glue.length + prompt.length;
       el.setSelectionRange(caret, caret);
     });
