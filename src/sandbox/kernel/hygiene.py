@@ -27,20 +27,53 @@ def reap_children():
         reaped[pid] = status
 
 
-def live_pids(keep):
-    """Live processes other than pid 1 and `keep` (zombies are already dead)."""
+# /proc/<pid>/stat flags: the task has entered the kernel's exit path (linux/sched.h).
+PF_EXITING = 0x4
+
+
+def live_pids(keep, exited=None):
+    """Processes other than pid 1 and `keep` that may still run code: not zombies, and not
+    killed ones already on their way out (`exited` decides what counts as gone)."""
+    exited = exited or exiting
     pids = []
     for name in os.listdir("/proc"):
         if not name.isdigit() or name == "1" or int(name) in keep:
             continue
-        try:
-            with open("/proc/%s/stat" % name, "rb") as f:
-                state = f.read().rsplit(b")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            continue
-        if state not in (b"Z", b"X"):
+        if not exited(name):
             pids.append(int(name))
     return pids
+
+
+def dead(pid):
+    """Whether the process is gone or a zombie (its memory is freed)."""
+    try:
+        with open("/proc/%s/stat" % pid, "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X")
+    except (OSError, IndexError):
+        return True
+
+
+def exiting(pid):
+    """Whether every thread of the process is dead or exiting. A thread that has entered the
+    exit path runs no more user code and makes no more system calls (a fatal signal is taken
+    only between them); tearing down a forked worker's memory still takes milliseconds,
+    which the end of a cell need not wait for."""
+    try:
+        tasks = os.listdir("/proc/%s/task" % pid)
+    except OSError:
+        return True  # gone
+    for task in tasks:
+        try:
+            with open("/proc/%s/task/%s/stat" % (pid, task), "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue  # this thread is gone
+        try:
+            if fields[0] not in (b"Z", b"X") and not int(fields[6]) & PF_EXITING:
+                return False
+        except (IndexError, ValueError):
+            return False
+    return True
 
 
 def sweep(keep):
@@ -58,6 +91,17 @@ def sweep(keep):
                     pass
         reap_children()
         time.sleep(0.001)
+
+
+def settle(keep, timeout_s=1.0):
+    """After a sweep, wait for the killed processes to finish exiting and reap them, so the
+    next cell finds no zombies; done after the cell's end is sent, so the reply never waits."""
+    keep = set(keep) | {os.getpid()}
+    deadline = time.monotonic() + timeout_s
+    while live_pids(keep, dead) and time.monotonic() < deadline:
+        reap_children()
+        time.sleep(0.001)
+    reap_children()
 
 
 def oom_kills():

@@ -251,7 +251,7 @@ class Kernel:
         outcome.update(workspace_space(WORKSPACE))
         outcome["duration_ms"] = round((time.monotonic() - started) * 1000, 3)
         send(*self.held_frames(cell), frame("E", outcome))
-        reap_children()
+        settle(keep)
         if mode == STATELESS:
             clear_scratch(scratch_before)
             if request.get("clear_workspace"):
