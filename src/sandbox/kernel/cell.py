@@ -5,7 +5,6 @@ import select
 import signal
 import struct
 import sys
-import time
 
 WORKER_ENV = {
     "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
@@ -85,10 +84,6 @@ def attach_output(out_w, keep_fds):
     set_streams()
 
 
-# A fresh worker stops rehearsing when a phase waited this long for the CPU.
-REHEARSAL_WAIT_S = 0.002
-
-
 def rehearse(pending_fd=None):
     """Serve synthetic cells through the real code path, output discarded.
 
@@ -109,16 +104,10 @@ def rehearse(pending_fd=None):
     for code in WARMUP_PHASES:
         if pending_fd is not None and select.select([pending_fd], [], [], 0)[0]:
             break
-        wall, cpu = time.monotonic(), time.thread_time()
         body = json.dumps({"id": "rehearsal", "code": code, "timeout_ms": 30000, "cwd": "/"}).encode()
         write_all(code_w, struct.pack(">I", len(body)) + body)
         _, namespace = serve_cell(code_r, done_w, namespace)
         os.read(done_r, DONE_MAX)
-        # Waiting for the CPU more than using it: other work keeps the machine busy. The rest
-        # of the rehearsal would then still be running when the cell arrives (a phase cannot
-        # be cut short) and delay it by more than the page copies it saves.
-        if pending_fd is not None and (time.monotonic() - wall) - (time.thread_time() - cpu) > REHEARSAL_WAIT_S:
-            break
     for fd in (code_r, code_w, done_r, done_w):
         os.close(fd)
     sys.modules["__main__"] = main
