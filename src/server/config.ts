@@ -37,6 +37,8 @@ export interface ServerConfig {
   sandbox: 'on' | 'off';
   /** Size and file quota of each new workspace. Default 1 GiB and 200,000 files. */
   workspaceQuota: { bytes: number; files: number };
+  /** Workspaces made ahead of demand for new threads (ANALYST_WORKSPACE_SPARES). Default 2. */
+  workspaceSpares: number;
   /** Image bytes one report may embed (by apparent size); beyond it images are linked. Default 20 MiB. */
   reportImageBytes: number;
   /**
@@ -122,6 +124,7 @@ export function loadServerConfig(flags: ServeFlags, env: Record<string, string |
     publicUrl: publicUrlOf(env.ANALYST_PUBLIC_URL),
     logLevel: env.ANALYST_LOG_LEVEL ?? 'info',
     sandbox: switchOf(env.ANALYST_SANDBOX, 'ANALYST_SANDBOX'),
+    workspaceSpares: integer(env.ANALYST_WORKSPACE_SPARES, 'ANALYST_WORKSPACE_SPARES', 2, 0, 64),
     workspaceQuota: {
       bytes: integer(
         env.ANALYST_WORKSPACE_QUOTA_BYTES,

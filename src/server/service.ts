@@ -72,7 +72,7 @@ export async function createService(
   const files = new FileStorage(join(config.dataDir, 'files'));
   await files.init();
   const warnings: string[] = [];
-  const { workspaces, sessionsUnavailable } = await openWorkspaces(config, warnings, shared);
+  const { workspaces, sessionsUnavailable } = await openWorkspaces(config, warnings, shared, onError);
   const sandbox: SandboxManager =
     config.sandbox === 'off'
       ? new DisabledSandbox(
@@ -219,6 +219,7 @@ async function openWorkspaces(
   config: ServerConfig,
   warnings: string[],
   shared: boolean,
+  onError: (error: unknown) => void,
 ): Promise<{ workspaces: WorkspaceStore; sessionsUnavailable?: string }> {
   const root = join(config.dataDir, 'workspaces');
   if (config.sandbox === 'off') return { workspaces: new DirectoryWorkspaceStore(root) };
@@ -232,6 +233,8 @@ async function openWorkspaces(
       quotaBytes: config.workspaceQuota.bytes,
       quotaFiles: config.workspaceQuota.files,
       shared,
+      spares: config.workspaceSpares,
+      onError,
     });
     return { workspaces };
   } catch (error) {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -128,6 +129,101 @@ describe('a new loop workspace is made in the background', () => {
         'nothing of it is mounted',
       );
       await store.destroy(workspace.id);
+    } finally {
+      await store.close();
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('spare loop workspaces made ahead of demand', () => {
+  const waitFor = async (check: () => Promise<boolean>) => {
+    const deadline = Date.now() + 20_000;
+    while (!(await check())) {
+      assert.ok(Date.now() < deadline, 'timed out');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  const spareMarkers = async (root: string) => (await readdir(root)).filter((n) => n.endsWith('.spare'));
+
+  test('a new workspace is a mounted spare, unmarked; spares are refilled, and destroyed at close', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'analyst-ws-spares-'));
+    const store = await LoopWorkspaceStore.create({
+      root,
+      quotaBytes: 16 * 1024 * 1024,
+      quotaFiles: 2000,
+      spares: 2,
+    });
+    try {
+      await waitFor(async () => (await mountsUnder(root)).length === 2);
+      assert.equal((await spareMarkers(root)).length, 2);
+      const workspace = await store.create();
+      // Ready at once: no pending filesystem, the mount is usable now.
+      const { path } = workspace.mount();
+      assert.ok((await mountsUnder(root)).some((m) => m.point === path));
+      assert.ok(
+        !(await spareMarkers(root)).includes(`${workspace.id}.spare`),
+        'handed out: no longer a spare',
+      );
+      await workspace.write('a.txt', Buffer.from('x'));
+      await waitFor(async () => (await spareMarkers(root)).length === 2);
+      await waitFor(async () => (await mountsUnder(root)).length === 3);
+      await store.destroy(workspace.id);
+    } finally {
+      await store.close();
+    }
+    assert.deepEqual(await mountsUnder(root), [], 'close unmounts the spares');
+    assert.deepEqual(
+      (await readdir(root)).filter((n) => /\.(img|spare)$/.test(n)),
+      [],
+      'and removes their images and markers',
+    );
+    await rm(root, { recursive: true, force: true });
+  });
+
+  test('spares a killed process left are destroyed at start; the workspaces it handed out stay', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'analyst-ws-spares-'));
+    const first = await LoopWorkspaceStore.create({
+      root,
+      quotaBytes: 16 * 1024 * 1024,
+      quotaFiles: 2000,
+      spares: 2,
+    });
+    await waitFor(
+      async () => (await spareMarkers(root)).length === 2 && (await mountsUnder(root)).length === 2,
+    );
+    const kept = await first.create();
+    await kept.write('keep.txt', Buffer.from('mine'));
+    await waitFor(async () => (await mountsUnder(root)).length === 3);
+    const left = (await spareMarkers(root)).map((n) => n.replace('.spare', ''));
+    // As if the process died: nothing closed, everything still mounted.
+    const second = await LoopWorkspaceStore.create({ root, quotaBytes: 16 * 1024 * 1024, quotaFiles: 2000 });
+    try {
+      for (const id of left)
+        assert.ok(!existsSync(join(root, `${id}.img`)), `leftover spare ${id} destroyed`);
+      assert.deepEqual(await spareMarkers(root), []);
+      const again = await second.open(kept.id);
+      assert.equal((await (await again.open('keep.txt')).read(100)).toString(), 'mine');
+      await second.destroy(kept.id);
+    } finally {
+      await second.close();
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  test('a shared store (replicas) keeps no spares', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'analyst-ws-spares-'));
+    const store = await LoopWorkspaceStore.create({
+      root,
+      quotaBytes: 16 * 1024 * 1024,
+      quotaFiles: 2000,
+      spares: 2,
+      shared: true,
+    });
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      assert.deepEqual(await spareMarkers(root), []);
+      assert.deepEqual(await mountsUnder(root), []);
     } finally {
       await store.close();
       await rm(root, { recursive: true, force: true });

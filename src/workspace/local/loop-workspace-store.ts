@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, open, rm, rmdir, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { NotFoundError } from '../../errors/index.ts';
 import { WorkspaceUnavailableError } from '../errors/workspace-unavailable-error.ts';
@@ -21,6 +21,14 @@ export interface LoopWorkspaceOptions {
    * leaves them mounted, for those processes and for this one's successor. Default false.
    */
   shared?: boolean;
+  /**
+   * Workspaces made ahead of demand, so a new thread's first cell does not wait for mkfs and
+   * mount. Each is marked on disk (`<id>.spare`) until it is handed out: the markers a dead
+   * process left are destroyed at start. Ignored by a shared store. Default 0.
+   */
+  spares?: number;
+  /** Called with background failures (making a spare). */
+  onError?: (error: unknown) => void;
 }
 
 export const DEFAULT_QUOTA_BYTES = 1024 * 1024 * 1024;
@@ -50,6 +58,13 @@ export class LoopWorkspaceStore implements WorkspaceStore {
   private readonly creating = new Map<string, PendingWorkspace>();
   private readonly quotaBytes: number;
   private readonly quotaFiles: number;
+  /** Spare workspaces, mounted and ready to hand out, and how many are being made. */
+  private readonly spares: string[] = [];
+  private sparesMaking = 0;
+  /** Making a spare failed: refill waits for the next create() instead of retrying at once. */
+  private sparesFailed = false;
+  private readonly sparesTarget: number;
+  private closed = false;
 
   private constructor(
     private readonly options: LoopWorkspaceOptions,
@@ -57,6 +72,7 @@ export class LoopWorkspaceStore implements WorkspaceStore {
   ) {
     this.quotaBytes = options.quotaBytes ?? DEFAULT_QUOTA_BYTES;
     this.quotaFiles = options.quotaFiles ?? DEFAULT_QUOTA_FILES;
+    this.sparesTarget = options.shared ? 0 : Math.max(0, Math.floor(options.spares ?? 0));
   }
 
   /** A store on `root`, or WorkspaceUnavailableError saying why this host cannot have one. */
@@ -70,6 +86,8 @@ export class LoopWorkspaceStore implements WorkspaceStore {
       umount: findProgram('umount')!,
     });
     await store.rehearse();
+    if (!options.shared) await store.destroyLeftoverSpares();
+    store.refillSpares();
     return store;
   }
 
@@ -79,6 +97,8 @@ export class LoopWorkspaceStore implements WorkspaceStore {
    * behind mkfs and mount. A shared store (replicas) makes it before answering.
    */
   async create(): Promise<Workspace> {
+    const spare = await this.takeSpare();
+    if (spare) return spare;
     const id = `ws-${randomBytes(12).toString('hex')}`;
     // Replicas on one data directory find a workspace by its id as soon as its thread is
     // stored: it must be mounted by then, or another replica would mount it a second time.
@@ -98,6 +118,60 @@ export class LoopWorkspaceStore implements WorkspaceStore {
       ),
     );
     return workspace;
+  }
+
+  /** A spare workspace, no longer marked as one, or undefined when none is ready. */
+  private async takeSpare(): Promise<Workspace | undefined> {
+    const id = this.spares.shift();
+    this.refillSpares();
+    if (!id) return undefined;
+    // Unmarked before it is handed out: a restart must never destroy a thread's workspace.
+    await unlink(this.spareMarker(id)).catch((error) => {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    });
+    return this.workspace(id);
+  }
+
+  private refillSpares(): void {
+    while (!this.closed && this.spares.length + this.sparesMaking < this.sparesTarget) {
+      this.sparesMaking += 1;
+      const id = `ws-${randomBytes(12).toString('hex')}`;
+      const making = writeFile(this.spareMarker(id), '', { flag: 'wx', mode: 0o600 })
+        .then(() => this.make(id))
+        .then(
+          () => {
+            if (this.closed) return this.destroySpare(id);
+            this.spares.push(id);
+          },
+          async (error) => {
+            await unlink(this.spareMarker(id)).catch(() => {});
+            // No retry loop: the next create() tries again.
+            this.sparesFailed = true;
+            this.options.onError?.(error);
+          },
+        )
+        .finally(() => {
+          this.sparesMaking -= 1;
+          this.mounting.delete(id);
+          if (!this.sparesFailed) this.refillSpares();
+        });
+      this.mounting.set(id, making);
+    }
+    this.sparesFailed = false;
+  }
+
+  private async destroySpare(id: string): Promise<void> {
+    await this.removeImage(id).catch((error) => this.options.onError?.(error));
+    await unlink(this.spareMarker(id)).catch(() => {});
+  }
+
+  /** Spares a killed process left behind (their markers say so): nobody else knows them. */
+  private async destroyLeftoverSpares(): Promise<void> {
+    const names = await readdir(this.options.root);
+    for (const name of names) {
+      const id = /^(ws-[0-9a-f]{24})\.spare$/.exec(name)?.[1];
+      if (id) await this.destroySpare(id);
+    }
   }
 
   private async make(id: string): Promise<Workspace> {
@@ -148,7 +222,9 @@ export class LoopWorkspaceStore implements WorkspaceStore {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await Promise.allSettled([...this.mounting.values()]);
+    for (const id of this.spares.splice(0)) await this.destroySpare(id);
     if (this.options.shared) {
       this.mounted.clear();
       return;
@@ -168,6 +244,10 @@ export class LoopWorkspaceStore implements WorkspaceStore {
 
   private workspace(id: string): Workspace {
     return new LocalWorkspace(id, this.mountPath(id), 'filesystem');
+  }
+
+  private spareMarker(id: string): string {
+    return join(this.options.root, `${id}.spare`);
   }
 
   private imagePath(id: string): string {
