@@ -1,14 +1,22 @@
 import type { SandboxContainer } from './sandbox-container.ts';
 
+/** How long a take that found the pool empty keeps the pool larger. */
+const MISS_WINDOW_MS = 60_000;
+
 /**
  * Keeps `size` started containers with warm kernels, so taking one costs nothing.
  * Refills one container at a time in the background, to leave the CPU to running cells.
+ * Demand it did not meet (a take that found it empty) makes it larger for a minute, by one
+ * container a miss up to twice its size, and an empty pool refills at once: a steady stream
+ * of new threads then finds a warm container, as the issue's scale bench measures.
  */
 export class WarmPool {
   private readonly ready: SandboxContainer[] = [];
   private filling: Promise<void> | undefined;
   private refillTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** When takes found the pool empty (within the last MISS_WINDOW_MS). */
+  private misses: number[] = [];
 
   constructor(
     private readonly options: {
@@ -33,6 +41,13 @@ export class WarmPool {
     return this.options.size;
   }
 
+  /** The size it fills to now: `size`, plus one for each recent miss, up to twice `size`. */
+  get target(): number {
+    const since = this.options.now() - MISS_WINDOW_MS;
+    this.misses = this.misses.filter((at) => at > since);
+    return this.options.size + Math.min(this.options.size, this.misses.length);
+  }
+
   get readyCount(): number {
     return this.ready.filter((c) => c.alive).length;
   }
@@ -46,7 +61,13 @@ export class WarmPool {
         taken = candidate;
       else this.options.retire(candidate);
     }
-    if (!this.refillTimer) {
+    if (!taken && this.options.size > 0) this.misses.push(this.options.now());
+    if (this.readyCount === 0) {
+      // Empty: the next taker would wait for a whole start, which costs more than sharing the CPU.
+      clearTimeout(this.refillTimer);
+      this.refillTimer = undefined;
+      void this.fill();
+    } else if (!this.refillTimer) {
       this.refillTimer = setTimeout(() => {
         this.refillTimer = undefined;
         void this.fill();
@@ -67,7 +88,7 @@ export class WarmPool {
 
   private async fillLoop(): Promise<void> {
     let failures = 0;
-    while (!this.closed && this.readyCount < this.options.size && failures < 3) {
+    while (!this.closed && this.readyCount < this.target && failures < 3) {
       try {
         const container = await this.options.create();
         if (this.closed) {
@@ -88,7 +109,7 @@ export class WarmPool {
     return this.ready.map((c) => c.name);
   }
 
-  /** Replaces pooled containers that are too old. */
+  /** Replaces pooled containers that are too old, and gives back what demand no longer needs. */
   retireOld(): void {
     const now = this.options.now();
     for (let i = this.ready.length - 1; i >= 0; i--) {
@@ -98,6 +119,7 @@ export class WarmPool {
         this.options.retire(container);
       }
     }
+    for (const container of this.ready.splice(this.target)) this.options.retire(container);
     this.fill();
   }
 

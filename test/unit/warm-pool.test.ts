@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { SandboxContainer } from '../../src/sandbox/docker/sandbox-container.ts';
+import { WarmPool } from '../../src/sandbox/docker/warm-pool.ts';
+
+/** A pool over fake containers and an injected clock; `retired` collects what it gave back. */
+function pool(size: number) {
+  let clock = 0;
+  let made = 0;
+  const retired: string[] = [];
+  const warm = new WarmPool({
+    size,
+    create: async () =>
+      ({ name: `c${++made}`, alive: true, createdAt: clock }) as unknown as SandboxContainer,
+    maxAgeMs: 3_600_000,
+    now: () => clock,
+    onError: (error) => assert.fail(String(error)),
+    retire: (container) => retired.push(container.name),
+    refillDelayMs: 60_000, // longer than any test waits: only an empty pool refills at once
+  });
+  return {
+    warm,
+    retired,
+    advance: (ms: number) => {
+      clock += ms;
+    },
+  };
+}
+
+describe('the warm pool keeps up with demand', () => {
+  test('an empty pool refills at once; one that still has a container waits its delay', async () => {
+    const { warm } = pool(2);
+    await warm.fill();
+    assert.equal(warm.readyCount, 2);
+    assert.ok(warm.take());
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(warm.readyCount, 1, 'one left: the refill waits (it would compete with the cells)');
+    assert.ok(warm.take());
+    await warm.fill();
+    assert.equal(warm.readyCount, 2, 'empty: refilled at once');
+    await warm.close();
+  });
+
+  test('a take that finds it empty makes it larger for a minute, up to twice its size', async () => {
+    const { warm, retired, advance } = pool(2);
+    await warm.fill();
+    warm.take();
+    warm.take();
+    assert.equal(warm.take(), undefined, 'the third take in a row finds it empty');
+    assert.equal(warm.target, 3);
+    for (let i = 0; i < 5; i++) warm.take();
+    assert.equal(warm.target, 4, 'never more than twice its size');
+    await warm.fill();
+    assert.equal(warm.readyCount, 4);
+    advance(30_000);
+    warm.retireOld();
+    assert.equal(warm.readyCount, 4, 'still within the minute');
+    advance(31_000);
+    warm.retireOld();
+    assert.equal(warm.target, 2);
+    assert.equal(warm.readyCount, 2, 'demand gone: the extra containers are given back');
+    assert.equal(retired.length, 2);
+    await warm.close();
+  });
+});
