@@ -112,6 +112,10 @@ describe('a new loop workspace is made in the background', () => {
     try {
       const workspace = await store.create();
       assert.throws(() => workspace.mount(), /not ready: await ready\(\) before mount\(\)/);
+      // Nothing written yet: a new filesystem is empty, so a listing need not wait for it.
+      assert.deepEqual(await workspace.list(), []);
+      assert.equal(await workspace.stat('early.txt'), undefined);
+      assert.throws(() => workspace.mount(), /not ready/, 'and they did not wait for the filesystem');
       assert.equal(await store.open(workspace.id), workspace, 'open finds the workspace being made');
       await workspace.write('early.txt', Buffer.from('written before the mount existed'));
       await workspace.ready();

@@ -17,6 +17,12 @@ import type {
  */
 export class PendingWorkspace implements Workspace {
   private made = false;
+  /**
+   * Nothing was written yet: a new filesystem is empty and no cell can run on it before it is
+   * made, so reads need not wait (a new thread's prompt lists its files at once).
+   */
+  private untouched = true;
+  private failure: unknown;
 
   constructor(
     readonly id: string,
@@ -28,7 +34,9 @@ export class PendingWorkspace implements Workspace {
       () => {
         this.made = true;
       },
-      () => {}, // reported by each method that waits for it
+      (error: unknown) => {
+        this.failure = error; // reported by each method that waits for it
+      },
     );
   }
 
@@ -37,10 +45,12 @@ export class PendingWorkspace implements Workspace {
   }
 
   async list(options?: ListOptions): Promise<WorkspaceEntry[]> {
+    if (this.untouched && !this.made) return this.failIfBroken([]);
     return (await this.making).list(options);
   }
 
   async stat(path: string): Promise<WorkspaceEntry | undefined> {
+    if (this.untouched && !this.made) return this.failIfBroken(undefined);
     return (await this.making).stat(path);
   }
 
@@ -49,6 +59,7 @@ export class PendingWorkspace implements Workspace {
   }
 
   async write(path: string, data: Buffer | Readable, options?: WriteOptions): Promise<{ bytes: number }> {
+    this.untouched = false;
     return (await this.making).write(path, data, options);
   }
 
@@ -58,6 +69,12 @@ export class PendingWorkspace implements Workspace {
 
   async usage(): Promise<WorkspaceUsage> {
     return (await this.making).usage();
+  }
+
+  /** `value`, unless making the filesystem has already failed (then that error). */
+  private async failIfBroken<T>(value: T): Promise<T> {
+    if (this.failure) throw this.failure;
+    return value;
   }
 
   mount(): WorkspaceMount {
