@@ -1,5 +1,6 @@
 import { mkdir, readdir, rmdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { MountCalls } from '../../workspace/local/mount-calls.ts';
 import { findProgram, mountPoints, runCommand } from '../../workspace/local/system-commands.ts';
 
 /**
@@ -16,8 +17,8 @@ import { findProgram, mountPoints, runCommand } from '../../workspace/local/syst
 export class WorkspaceSlots {
   private constructor(
     private readonly root: string,
-    private readonly mount: string,
-    private readonly umount: string,
+    /** Binds and unmounts: a system call each, not a program started from this process. */
+    private readonly calls: MountCalls,
   ) {}
 
   /** Slots under `root`, or undefined where the host cannot mount (not root, no mount program). */
@@ -33,7 +34,9 @@ export class WorkspaceSlots {
     }
     const shared = await runCommand(mount, ['--make-rshared', root]);
     if (shared.code !== 0) return undefined;
-    return new WorkspaceSlots(root, mount, umount);
+    const calls = new MountCalls({ mount, umount, python: findProgram('python3') });
+    calls.start();
+    return new WorkspaceSlots(root, calls);
   }
 
   /** A new, empty slot directory for the container `name`. */
@@ -45,21 +48,21 @@ export class WorkspaceSlots {
 
   /** Puts the workspace mounted at `source` into the slot (and so at the container's /workspace). */
   async attach(slot: string, source: string): Promise<void> {
-    const result = await runCommand(this.mount, ['--bind', source, slot]);
-    if (result.code !== 0) throw new Error(`could not attach a workspace to a sandbox: ${result.stderr}`);
+    const { error } = await this.calls.bind(source, slot);
+    if (error) throw new Error(`could not attach a workspace to a sandbox: ${error}`);
   }
 
   /** Unmounts the slots' root (after every slot is removed) and removes it. Never throws. */
   async close(): Promise<void> {
-    if ((await mountPoints()).has(this.root)) await runCommand(this.umount, ['-l', this.root]);
+    if ((await mountPoints()).has(this.root)) await this.calls.unmount(this.root, true);
+    this.calls.close();
     await rmdir(this.root).catch(() => {});
   }
 
   /** Takes the workspace out of the slot and removes the slot directory. Never throws. */
   async remove(slot: string): Promise<void> {
     for (let attempt = 0; attempt < 8 && (await mountPoints()).has(slot); attempt++) {
-      const result = await runCommand(this.umount, [slot]);
-      if (result.code !== 0) await runCommand(this.umount, ['-l', slot]);
+      if ((await this.calls.unmount(slot)).error) await this.calls.unmount(slot, true);
     }
     await rmdir(slot).catch(() => {});
   }
