@@ -1,7 +1,7 @@
 import { mkdir, readdir, rmdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { MountCalls } from '../../workspace/local/mount-calls.ts';
-import { findProgram, mountPoints, runCommand } from '../../workspace/local/system-commands.ts';
+import type { HostHelper } from '../../workspace/local/host-helper.ts';
+import { findProgram, hostHelper, mountPoints, runCommand } from '../../workspace/local/system-commands.ts';
 
 /**
  * Workspace slots, so that a warm container can serve any thread and an idle thread can give
@@ -18,7 +18,7 @@ export class WorkspaceSlots {
   private constructor(
     private readonly root: string,
     /** Binds and unmounts: a system call each, not a program started from this process. */
-    private readonly calls: MountCalls,
+    private readonly calls: HostHelper,
   ) {}
 
   /** Slots under `root`, or undefined where the host cannot mount (not root, no mount program). */
@@ -34,7 +34,7 @@ export class WorkspaceSlots {
     }
     const shared = await runCommand(mount, ['--make-rshared', root]);
     if (shared.code !== 0) return undefined;
-    const calls = new MountCalls({ mount, umount, python: findProgram('python3') });
+    const calls = hostHelper();
     calls.start();
     return new WorkspaceSlots(root, calls);
   }
@@ -55,7 +55,6 @@ export class WorkspaceSlots {
   /** Unmounts the slots' root (after every slot is removed) and removes it. Never throws. */
   async close(): Promise<void> {
     if ((await mountPoints()).has(this.root)) await this.calls.unmount(this.root, true);
-    this.calls.close();
     await rmdir(this.root).catch(() => {});
   }
 

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { type CommandResult, HostHelper } from './host-helper.ts';
 
 /**
  * The few system programs the loop store runs (mkfs.ext4, mount, umount), found once on
@@ -18,17 +19,33 @@ export function findProgram(name: string): string | undefined {
   return undefined;
 }
 
-export interface CommandResult {
-  code: number;
-  stderr: string;
+export type { CommandResult };
+
+const ENV = { PATH: SEARCH.join(':'), LANG: 'C' };
+let shared: HostHelper | undefined;
+
+/** The one helper of this process: programs and binds without forking the server. */
+export function hostHelper(): HostHelper {
+  shared ??= new HostHelper({
+    mount: findProgram('mount') ?? 'mount',
+    umount: findProgram('umount') ?? 'umount',
+    python: findProgram('python3'),
+    spawnHere,
+  });
+  return shared;
 }
 
 export function runCommand(program: string, args: string[], timeoutMs = 120_000): Promise<CommandResult> {
+  return hostHelper().run(program, args, ENV, timeoutMs);
+}
+
+/** Starts `program` from this process (what the host helper falls back to). */
+export function spawnHere(program: string, args: string[], timeoutMs: number): Promise<CommandResult> {
   return new Promise((resolve) => {
     execFile(
       program,
       args,
-      { timeout: timeoutMs, env: { PATH: SEARCH.join(':'), LANG: 'C' }, maxBuffer: 1024 * 1024 },
+      { timeout: timeoutMs, env: ENV, maxBuffer: 1024 * 1024 },
       (error, _stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         resolve({ code, stderr: String(stderr || (error ? error.message : '')).trim() });
