@@ -149,15 +149,12 @@ describe('spare loop workspaces made ahead of demand', () => {
     }
   };
   const spareMarkers = async (root: string) => (await readdir(root)).filter((n) => n.endsWith('.spare'));
+  const smallStore = (root: string, options: { spares?: number; shared?: boolean }) =>
+    LoopWorkspaceStore.create({ root, quotaBytes: 16 * 1024 * 1024, quotaFiles: 2000, ...options });
 
   test('a new workspace is a mounted spare, unmarked; spares are refilled, and destroyed at close', async () => {
     const root = await mkdtemp(join(tmpdir(), 'analyst-ws-spares-'));
-    const store = await LoopWorkspaceStore.create({
-      root,
-      quotaBytes: 16 * 1024 * 1024,
-      quotaFiles: 2000,
-      spares: 2,
-    });
+    const store = await smallStore(root, { spares: 2 });
     try {
       await waitFor(async () => (await mountsUnder(root)).length === 2);
       assert.equal((await spareMarkers(root)).length, 2);
@@ -187,12 +184,7 @@ describe('spare loop workspaces made ahead of demand', () => {
 
   test('spares a killed process left are destroyed at start; the workspaces it handed out stay', async () => {
     const root = await mkdtemp(join(tmpdir(), 'analyst-ws-spares-'));
-    const first = await LoopWorkspaceStore.create({
-      root,
-      quotaBytes: 16 * 1024 * 1024,
-      quotaFiles: 2000,
-      spares: 2,
-    });
+    const first = await smallStore(root, { spares: 2 });
     await waitFor(
       async () => (await spareMarkers(root)).length === 2 && (await mountsUnder(root)).length === 2,
     );
@@ -201,7 +193,7 @@ describe('spare loop workspaces made ahead of demand', () => {
     await waitFor(async () => (await mountsUnder(root)).length === 3);
     const left = (await spareMarkers(root)).map((n) => n.replace('.spare', ''));
     // As if the process died: nothing closed, everything still mounted.
-    const second = await LoopWorkspaceStore.create({ root, quotaBytes: 16 * 1024 * 1024, quotaFiles: 2000 });
+    const second = await smallStore(root, {});
     try {
       for (const id of left)
         assert.ok(!existsSync(join(root, `${id}.img`)), `leftover spare ${id} destroyed`);
@@ -217,13 +209,7 @@ describe('spare loop workspaces made ahead of demand', () => {
 
   test('a shared store (replicas) keeps no spares', async () => {
     const root = await mkdtemp(join(tmpdir(), 'analyst-ws-spares-'));
-    const store = await LoopWorkspaceStore.create({
-      root,
-      quotaBytes: 16 * 1024 * 1024,
-      quotaFiles: 2000,
-      spares: 2,
-      shared: true,
-    });
+    const store = await smallStore(root, { spares: 2, shared: true });
     try {
       await new Promise((r) => setTimeout(r, 300));
       assert.deepEqual(await spareMarkers(root), []);
