@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { RenderedDocuments } from '../documents.ts';
 import { ReportRenderError } from '../errors/report-render-error.ts';
@@ -11,12 +12,49 @@ export interface RenderLimits {
 }
 
 /**
+ * Render workers alive at once. Each is an isolate of its own (about 30 MB, and its modules
+ * loaded anew): 200 chats ending together started 200 of them, 6 GB and every core busy for
+ * seconds. The rest wait their turn; a report is written after its answer is sent anyway.
+ */
+const MAX_WORKERS = Math.max(1, availableParallelism());
+let running = 0;
+let mostAtOnce = 0;
+const waiting: Array<() => void> = [];
+
+/** How many render workers were alive at once at most, and the limit (for tests and status). */
+export function renderWorkerCounts(): { limit: number; mostAtOnce: number } {
+  return { limit: MAX_WORKERS, mostAtOnce };
+}
+
+async function turn(): Promise<() => void> {
+  if (running >= MAX_WORKERS) await new Promise<void>((resolve) => waiting.push(resolve));
+  running += 1;
+  mostAtOnce = Math.max(mostAtOnce, running);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    running -= 1;
+    waiting.shift()?.();
+  };
+}
+
+/**
  * Renders documents in a worker thread with its own memory bound, so that neither the work
  * (Markdown of long outputs, base64 of images) nor a document too big to make can stall or
  * kill the server's event loop: a worker that runs out of memory or time is ended and the
  * caller gets ReportRenderError.
  */
-export function renderInWorker(job: RenderJob, limits: RenderLimits = {}): Promise<RenderedDocuments> {
+export async function renderInWorker(job: RenderJob, limits: RenderLimits = {}): Promise<RenderedDocuments> {
+  const release = await turn();
+  try {
+    return await renderNow(job, limits);
+  } finally {
+    release();
+  }
+}
+
+function renderNow(job: RenderJob, limits: RenderLimits): Promise<RenderedDocuments> {
   return new Promise((resolve, reject) => {
     const memoryMb = limits.memoryMb ?? 256;
     const worker = new Worker(new URL('./render-worker.mjs', import.meta.url), {
