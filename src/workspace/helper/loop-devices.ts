@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { findProgram, runCommand } from '../local/system-commands.ts';
 
 /**
@@ -8,7 +8,7 @@ import { findProgram, runCommand } from '../local/system-commands.ts';
  * them with `device_cgroup_rules: ["b 7:* rmw"]` and have CAP_MKNOD). Nothing happens where
  * the nodes exist already (on a host, or a container given /dev).
  */
-export async function ensureLoopDeviceNodes(count = 256): Promise<void> {
+export async function ensureLoopDeviceNodes(count = loopDevicesWanted()): Promise<void> {
   if (!existsSync('/dev/loop-control') || existsSync('/dev/loop0')) return;
   const mknod = findProgram('mknod');
   if (!mknod) throw new Error('mknod is missing: loop device nodes cannot be made');
@@ -19,4 +19,22 @@ export async function ensureLoopDeviceNodes(count = 256): Promise<void> {
       `could not make loop device nodes (${result.stderr}): give the helper container CAP_MKNOD and device_cgroup_rules ["b 7:* rmw"]`,
     );
   }
+}
+
+/**
+ * How many nodes to make: 256, or 64 more than the host's loop devices so far (sysfs shows the
+ * host's, /dev only the container's): the kernel hands out the lowest free number, and with
+ * 300 in use by others the next one is /dev/loop300, which needs its node.
+ */
+export function loopDevicesWanted(sysBlock = '/sys/block'): number {
+  let highest = -1;
+  try {
+    for (const name of readdirSync(sysBlock)) {
+      const n = /^loop(\d+)$/.exec(name)?.[1];
+      if (n !== undefined) highest = Math.max(highest, Number(n));
+    }
+  } catch {
+    // no sysfs: the default
+  }
+  return Math.max(256, highest + 1 + 64);
 }
