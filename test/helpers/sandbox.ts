@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,7 +50,12 @@ let stores: Promise<LoopWorkspaceStore> | undefined;
 
 /** The loop-mounted workspace store the tests of this process share (under a temp directory). */
 export function testWorkspaces(): Promise<LoopWorkspaceStore> {
-  stores ??= mkdtemp(join(tmpdir(), 'analyst-test-ws-')).then((root) => LoopWorkspaceStore.create({ root }));
+  stores ??= mkdtemp(join(tmpdir(), 'analyst-test-ws-')).then((root) => {
+    // Workspaces that tests leave (a pool's, a failed test's) must not stay mounted after
+    // the process: unmounted synchronously when it exits, with the directory.
+    process.once('exit', () => releaseMountsSync(root));
+    return LoopWorkspaceStore.create({ root });
+  });
   return stores;
 }
 
@@ -61,4 +68,20 @@ export async function tempWorkspace(): Promise<{ dir: string; ws: Workspace; cle
   const ws = await store.create();
   await ws.ready();
   return { dir: ws.mount().path, ws, cleanup: () => store.destroy(ws.id) };
+}
+
+/** Lazily unmounts everything mounted under `root` and removes it; never throws. */
+function releaseMountsSync(root: string): void {
+  const points = readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .map((line) => line.split(' ')[4] ?? '')
+    .filter((point) => point.startsWith(`${root}/`));
+  for (const point of points) {
+    try {
+      execFileSync('umount', ['-l', point], { stdio: 'ignore' });
+    } catch {
+      // already gone
+    }
+  }
+  rmSync(root, { recursive: true, force: true });
 }
