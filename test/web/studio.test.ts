@@ -338,10 +338,15 @@ describe('the web studio', { timeout: 900_000 }, () => {
   test('keyboard only: from upload to answer', async () => {
     const keys = await openPage(browser, server.url);
     const p = keys.page;
+    // Subscribed long before the key press: Playwright turns on file chooser interception
+    // asynchronously when the first listener is added, and a chooser opened before that is
+    // lost (seen 1 in 40 on a loaded machine, with the click and its user activation recorded).
+    const chosen = p.waitForEvent('filechooser', { timeout: 60_000 });
     await p.waitForSelector('.welcome');
     // The page has loaded what it asks for first (threads, models), as a person sees it settled.
     await p.waitForLoadState('networkidle');
-    const [chooser] = await Promise.all([p.waitForEvent('filechooser'), p.keyboard.press('Alt+U')]);
+    await p.keyboard.press('Alt+U');
+    const chooser = await chosen;
     await chooser.setFiles({ name: 'keys.csv', mimeType: 'text/csv', buffer: Buffer.from('x,y\n1,2\n') });
     await p.waitForSelector('.tree-row[data-path="keys.csv"]');
     // Tab to the "Executive summary" preset, insert it with Enter, send with Enter.
