@@ -105,6 +105,8 @@ export interface SandboxStatus {
   message?: string;
   sessions: number;
   pool: { session: number; ephemeral: number };
+  /** Containers given back and not yet removed (idle ones go a few at a time). */
+  removing?: number;
 }
 
 /** A session with a live container on this manager. */

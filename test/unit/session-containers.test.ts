@@ -34,6 +34,7 @@ function harness(limits: Partial<SessionContainerDeps['limits']> = {}) {
   const warm: ReturnType<typeof fakeContainer>[] = [];
   const started: string[] = [];
   const retired: string[] = [];
+  const givenBack: string[] = [];
   const attached: Array<[string, string]> = [];
   let count = 0;
   const sessions = new SessionContainers({
@@ -57,6 +58,10 @@ function harness(limits: Partial<SessionContainerDeps['limits']> = {}) {
       (container as unknown as { alive: boolean }).alive = false;
       retired.push(container.name);
     },
+    giveBack: (container) => {
+      (container as unknown as { alive: boolean }).alive = false;
+      givenBack.push(container.name);
+    },
     slots: async () =>
       ({
         attach: async (slot: string, source: string) => {
@@ -69,6 +74,7 @@ function harness(limits: Partial<SessionContainerDeps['limits']> = {}) {
     warm,
     started,
     retired,
+    givenBack,
     attached,
     advance: (ms: number) => {
       clock += ms;
@@ -100,10 +106,10 @@ describe('session containers: held while a thread is active', () => {
     const first = await h.sessions.acquire(session);
     h.advance(119_000);
     h.sessions.sweep();
-    assert.deepEqual(h.retired, [], 'not yet idle long enough');
+    assert.deepEqual(h.givenBack, [], 'not yet idle long enough');
     h.advance(2_000);
     h.sessions.sweep();
-    assert.deepEqual(h.retired, [first.name]);
+    assert.deepEqual(h.givenBack, [first.name]);
     assert.equal(h.sessions.liveCount, 0);
     const second = await h.sessions.acquire(h.sessions.session('t1', fakeWorkspace('ws-1')));
     assert.notEqual(second.name, first.name);
@@ -118,10 +124,10 @@ describe('session containers: held while a thread is active', () => {
     session.statefulUsed = true;
     h.advance(10 * 60_000);
     h.sessions.sweep();
-    assert.deepEqual(h.retired, [], 'kept past the stateless idle time');
+    assert.deepEqual(h.givenBack, [], 'kept past the stateless idle time');
     h.advance(21 * 60_000);
     h.sessions.sweep();
-    assert.equal(h.retired.length, 1);
+    assert.equal(h.givenBack.length, 1);
     const note = h.sessions.takeLostStateNote('t1', true);
     assert.match(note ?? '', /variables of earlier cells are gone \(files in the workspace are kept\)/);
     assert.equal(h.sessions.takeLostStateNote('t1', true), undefined, 'said once');
@@ -137,7 +143,7 @@ describe('session containers: held while a thread is active', () => {
     ca.lastUsedAt = 1;
     cb.lastUsedAt = 2;
     await h.sessions.acquire(h.sessions.session('c', fakeWorkspace('ws-c')));
-    assert.deepEqual(h.retired, [ca.name], 'a, used least recently, made room');
+    assert.deepEqual(h.givenBack, [ca.name], 'a, used least recently, made room');
     assert.equal(h.sessions.liveCount, 2);
   });
 

@@ -47,6 +47,7 @@ import {
   type ProcessIdentity,
 } from './labels.ts';
 import { reapContainers } from './reaper.ts';
+import { RemovalQueue } from './removal-queue.ts';
 import { runOnContainer } from './run-on-container.ts';
 import { SandboxContainer } from './sandbox-container.ts';
 import { SessionContainers } from './session-containers.ts';
@@ -112,6 +113,8 @@ export class DockerSandboxManager implements SandboxManager {
   private readonly taskPools = new Set<DockerTaskPool>();
   /** Removals under way, so close() returns only when every container is gone. */
   private readonly removals = new Set<Promise<void>>();
+  /** Idle containers (given back, aged in the pool) are removed one at a time, not all at once. */
+  private readonly idleRemovals = new RemovalQueue({ atOnce: 1, remove: (c) => this.retire(c) });
   private readonly sessionPool: WarmPool;
   private readonly ephemeralPool: WarmPool;
   private readonly now: () => number;
@@ -139,7 +142,7 @@ export class DockerSandboxManager implements SandboxManager {
       maxAgeMs,
       now: this.now,
       onError: this.onError,
-      retire: (container) => this.retire(container),
+      retire: (container) => this.retireIdle(container),
       create: async () => {
         if (!(await this.slots())) throw new SandboxUnavailableError('no workspace slots on this host');
         return this.startContainer('pool-session', 'pool', undefined, { slot: true });
@@ -164,6 +167,7 @@ export class DockerSandboxManager implements SandboxManager {
           ? this.startContainer('session', sessionId, workspace)
           : this.startContainer('session', sessionId, undefined, { slot: true }),
       retire: (container) => this.retire(container),
+      giveBack: (container) => this.retireIdle(container),
       slots: () => this.slots(),
     });
     this.ephemeralPool = new WarmPool({
@@ -171,7 +175,7 @@ export class DockerSandboxManager implements SandboxManager {
       maxAgeMs,
       now: this.now,
       onError: this.onError,
-      retire: (container) => this.retire(container),
+      retire: (container) => this.retireIdle(container),
       create: () => this.startContainer('pool-ephemeral', 'pool'),
     });
   }
@@ -306,7 +310,10 @@ export class DockerSandboxManager implements SandboxManager {
   }
 
   async releaseWorkspace(workspaceId: string): Promise<void> {
-    await this.sessions.closeWorkspace(workspaceId);
+    await Promise.all([
+      this.sessions.closeWorkspace(workspaceId),
+      this.idleRemovals.expedite((container) => container.workspace?.id === workspaceId),
+    ]);
   }
 
   async status(): Promise<SandboxStatus> {
@@ -325,12 +332,14 @@ export class DockerSandboxManager implements SandboxManager {
       ...(message ? { message } : {}),
       sessions: this.sessions.liveCount,
       pool: { session: this.sessionPool.readyCount, ephemeral: this.ephemeralPool.readyCount },
+      removing: this.idleRemovals.waitingCount + this.removals.size, // removals include the queue's
     };
   }
 
   async reap(): Promise<string[]> {
     const inUse = new Set<string>([...this.sessionPool.names(), ...this.ephemeralPool.names()]);
     for (const name of this.sessions.names()) inUse.add(name);
+    for (const name of this.idleRemovals.names()) inUse.add(name);
     for (const container of this.ephemeral) inUse.add(container.name);
     for (const pool of this.taskPools) for (const name of pool.names()) inUse.add(name);
     return reapContainers(this.docker, { self: this.identity, now: new Date(this.now()), inUse });
@@ -347,17 +356,33 @@ export class DockerSandboxManager implements SandboxManager {
       ...[...this.ephemeral].map((c) => c.remove()),
       ...[...this.taskPools].map((p) => p.close()),
     ]);
+    await this.idleRemovals.flush();
     await Promise.all([...this.removals]);
     await (await this.slotsOpened)?.close();
   }
 
   /** Removes a container in the background; close() waits for it. */
-  private retire(container: SandboxContainer): void {
+  private retire(container: SandboxContainer): Promise<void> {
     const removal = container
       .remove()
       .catch(this.onError)
       .finally(() => this.removals.delete(removal));
     this.removals.add(removal);
+    return removal;
+  }
+
+  /**
+   * Removes a container that runs no cell, in its turn (RemovalQueue). Its workspace leaves it
+   * now (an unmount), so nothing in it reaches the thread's files while it waits.
+   */
+  private retireIdle(container: SandboxContainer): void {
+    const slot = container.slot;
+    if (slot && container.workspace) {
+      void this.slots()
+        .then((slots) => slots?.detach(slot))
+        .catch(this.onError);
+    }
+    this.idleRemovals.add(container);
   }
 
   /** The slots warm session containers take workspaces in, or undefined where the host cannot mount. */

@@ -26,7 +26,10 @@ export interface SessionContainerDeps {
   takeWarm(): SandboxContainer | undefined;
   /** Starts a container for the session: on a slot when `slots` exist, else with the workspace bound. */
   start(sessionId: string, workspace: Workspace | undefined): Promise<SandboxContainer>;
+  /** Removes a container at once (it may be running or broken). */
   retire(container: SandboxContainer): void;
+  /** Removes an idle container in its turn (it runs nothing). */
+  giveBack(container: SandboxContainer): void;
   slots(): Promise<WorkspaceSlots | undefined>;
 }
 
@@ -148,7 +151,7 @@ export class SessionContainers {
     if (session.statefulUsed) this.lostState.set(session.id, this.deps.now());
     session.container = undefined;
     session.statefulUsed = false;
-    this.deps.retire(container);
+    this.deps.giveBack(container);
   }
 
   /** Waits until the caps leave room for one more container, giving back idle ones first. */

@@ -58,11 +58,16 @@ export class WorkspaceSlots {
     await rmdir(this.root).catch(() => {});
   }
 
-  /** Takes the workspace out of the slot and removes the slot directory. Never throws. */
-  async remove(slot: string): Promise<void> {
+  /** Takes the workspace out of the slot (the container sees an empty /workspace). Never throws. */
+  async detach(slot: string): Promise<void> {
     for (let attempt = 0; attempt < 8 && (await mountPoints()).has(slot); attempt++) {
       if ((await this.calls.unmount(slot)).error) await this.calls.unmount(slot, true);
     }
+  }
+
+  /** Takes the workspace out of the slot and removes the slot directory. Never throws. */
+  async remove(slot: string): Promise<void> {
+    await this.detach(slot);
     await rmdir(slot).catch(() => {});
   }
 }
