@@ -149,8 +149,10 @@ describe('spare loop workspaces made ahead of demand', () => {
     }
   };
   const spareMarkers = async (root: string) => (await readdir(root)).filter((n) => n.endsWith('.spare'));
-  const smallStore = (root: string, options: { spares?: number; shared?: boolean }) =>
-    LoopWorkspaceStore.create({ root, quotaBytes: 16 * 1024 * 1024, quotaFiles: 2000, ...options });
+  const smallStore = (
+    root: string,
+    options: { spares?: number; shared?: boolean; spareRefillDelayMs?: number },
+  ) => LoopWorkspaceStore.create({ root, quotaBytes: 16 * 1024 * 1024, quotaFiles: 2000, ...options });
 
   test('a new workspace is a mounted spare, unmarked; spares are refilled, and destroyed at close', async () => {
     const root = await mkdtemp(join(tmpdir(), 'analyst-ws-spares-'));
@@ -179,6 +181,31 @@ describe('spare loop workspaces made ahead of demand', () => {
       [],
       'and removes their images and markers',
     );
+    await rm(root, { recursive: true, force: true });
+  });
+
+  test('a spare is made again after a pause while another is left, at once when none is', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'analyst-ws-spares-'));
+    const store = await smallStore(root, { spares: 2, spareRefillDelayMs: 400 });
+    try {
+      // Marked when begun, mounted when made: both made.
+      await waitFor(async () => (await mountsUnder(root)).length === 2);
+      const first = await store.create();
+      assert.equal((await spareMarkers(root)).length, 1, 'no mkfs next to the first cell');
+      await new Promise((r) => setTimeout(r, 150));
+      assert.equal((await spareMarkers(root)).length, 1, 'still waiting');
+      await waitFor(async () => (await mountsUnder(root)).length === 3);
+      const second = await store.create();
+      const third = await store.create();
+      assert.equal(
+        (await spareMarkers(root)).length,
+        2,
+        'the last spare taken: both are being made again at once',
+      );
+      for (const w of [first, second, third]) await store.destroy(w.id);
+    } finally {
+      await store.close();
+    }
     await rm(root, { recursive: true, force: true });
   });
 

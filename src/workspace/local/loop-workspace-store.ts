@@ -27,6 +27,12 @@ export interface LoopWorkspaceOptions {
    * process left are destroyed at start. Ignored by a shared store. Default 0.
    */
   spares?: number;
+  /**
+   * How long after a spare is handed out the next one is made, while another spare is left:
+   * mkfs and mount then do not compete with the first cell of the thread that took it (with
+   * none left, at once). Default 1000 ms.
+   */
+  spareRefillDelayMs?: number;
   /** Called with background failures (making a spare). */
   onError?: (error: unknown) => void;
 }
@@ -63,6 +69,7 @@ export class LoopWorkspaceStore implements WorkspaceStore {
   private sparesMaking = 0;
   /** Making a spare failed: refill waits for the next create() instead of retrying at once. */
   private sparesFailed = false;
+  private spareTimer: NodeJS.Timeout | undefined;
   private readonly sparesTarget: number;
   private closed = false;
 
@@ -123,7 +130,16 @@ export class LoopWorkspaceStore implements WorkspaceStore {
   /** A spare workspace, no longer marked as one, or undefined when none is ready. */
   private async takeSpare(): Promise<Workspace | undefined> {
     const id = this.spares.shift();
-    this.refillSpares();
+    if (this.spares.length > 0) {
+      this.spareTimer ??= setTimeout(() => {
+        this.spareTimer = undefined;
+        this.refillSpares();
+      }, this.options.spareRefillDelayMs ?? 1000).unref();
+    } else {
+      clearTimeout(this.spareTimer);
+      this.spareTimer = undefined;
+      this.refillSpares();
+    }
     if (!id) return undefined;
     // Unmarked before it is handed out: a restart must never destroy a thread's workspace.
     await unlink(this.spareMarker(id)).catch((error) => {
@@ -223,6 +239,7 @@ export class LoopWorkspaceStore implements WorkspaceStore {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.spareTimer);
     await Promise.allSettled([...this.mounting.values()]);
     for (const id of this.spares.splice(0)) await this.destroySpare(id);
     if (this.options.shared) {
