@@ -6,7 +6,8 @@ import type { SandboxContainer } from './sandbox-container.ts';
  * 9.8 s (0.7 s quiet; 50 containers exiting at once, 5.0 s), so every new thread missed the
  * warm pool. Two at a time, a start took 1.4 s. Containers here run no cell (a given-back
  * session, a pooled one past its age), so nobody waits for them to go; a container that may
- * still run code is removed at once, not queued.
+ * still run code is removed at once, not queued. The manager removes one at a time: in the
+ * scale bench 60 of 60 new threads then found a warm container (two at a time: 59 of 60).
  */
 export class RemovalQueue {
   private readonly waiting: SandboxContainer[] = [];
