@@ -85,6 +85,22 @@ describe('removing idle containers a few at a time', () => {
     assert.equal(h.queue.waitingCount, 2);
   });
 
+  test('now() removes at once without taking a turn, and takes a waiting container out of the queue', async () => {
+    const h = harness(1);
+    const c = h.container('c');
+    for (const container of [h.container('a'), h.container('b'), c]) h.queue.add(container);
+    const gone = h.queue.now(c);
+    assert.deepEqual(h.started, ['a', 'c'], 'c starts beside a, out of turn');
+    assert.equal(h.queue.waitingCount, 1, 'only b waits');
+    h.finish.get('c')!();
+    await gone;
+    await h.tick();
+    assert.deepEqual(h.started, ['a', 'c'], 'b still waits for a');
+    h.finish.get('a')!();
+    await h.tick();
+    assert.deepEqual(h.started, ['a', 'c', 'b']);
+  });
+
   test('a failed removal frees its turn', async () => {
     const queue = new RemovalQueue({
       atOnce: 1,

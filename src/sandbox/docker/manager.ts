@@ -111,10 +111,14 @@ export class DockerSandboxManager implements SandboxManager {
   private slotsOpened: Promise<WorkspaceSlots | undefined> | undefined;
   private readonly ephemeral = new Set<SandboxContainer>();
   private readonly taskPools = new Set<DockerTaskPool>();
-  /** Removals under way, so close() returns only when every container is gone. */
-  private readonly removals = new Set<Promise<void>>();
-  /** Idle containers (given back, aged in the pool) are removed one at a time, not all at once. */
-  private readonly idleRemovals = new RemovalQueue({ atOnce: 1, remove: (c) => this.retire(c) });
+  /**
+   * Every removal, so close() returns only when every container is gone; idle containers
+   * (given back, aged in the pool) are removed one at a time, not all at once.
+   */
+  private readonly removals = new RemovalQueue({
+    atOnce: 1,
+    remove: (container) => container.remove().catch(this.onError),
+  });
   private readonly sessionPool: WarmPool;
   private readonly ephemeralPool: WarmPool;
   private readonly now: () => number;
@@ -312,7 +316,7 @@ export class DockerSandboxManager implements SandboxManager {
   async releaseWorkspace(workspaceId: string): Promise<void> {
     await Promise.all([
       this.sessions.closeWorkspace(workspaceId),
-      this.idleRemovals.expedite((container) => container.workspace?.id === workspaceId),
+      this.removals.expedite((container) => container.workspace?.id === workspaceId),
     ]);
   }
 
@@ -332,14 +336,14 @@ export class DockerSandboxManager implements SandboxManager {
       ...(message ? { message } : {}),
       sessions: this.sessions.liveCount,
       pool: { session: this.sessionPool.readyCount, ephemeral: this.ephemeralPool.readyCount },
-      removing: this.idleRemovals.waitingCount + this.removals.size, // removals include the queue's
+      removing: this.removals.length,
     };
   }
 
   async reap(): Promise<string[]> {
     const inUse = new Set<string>([...this.sessionPool.names(), ...this.ephemeralPool.names()]);
     for (const name of this.sessions.names()) inUse.add(name);
-    for (const name of this.idleRemovals.names()) inUse.add(name);
+    for (const name of this.removals.names()) inUse.add(name);
     for (const container of this.ephemeral) inUse.add(container.name);
     for (const pool of this.taskPools) for (const name of pool.names()) inUse.add(name);
     return reapContainers(this.docker, { self: this.identity, now: new Date(this.now()), inUse });
@@ -356,19 +360,13 @@ export class DockerSandboxManager implements SandboxManager {
       ...[...this.ephemeral].map((c) => c.remove()),
       ...[...this.taskPools].map((p) => p.close()),
     ]);
-    await this.idleRemovals.flush();
-    await Promise.all([...this.removals]);
+    await this.removals.flush();
     await (await this.slotsOpened)?.close();
   }
 
-  /** Removes a container in the background; close() waits for it. */
-  private retire(container: SandboxContainer): Promise<void> {
-    const removal = container
-      .remove()
-      .catch(this.onError)
-      .finally(() => this.removals.delete(removal));
-    this.removals.add(removal);
-    return removal;
+  /** Removes a container now, in the background; close() waits for it. */
+  private retire(container: SandboxContainer): void {
+    void this.removals.now(container);
   }
 
   /**
@@ -382,7 +380,7 @@ export class DockerSandboxManager implements SandboxManager {
         .then((slots) => slots?.detach(slot))
         .catch(this.onError);
     }
-    this.idleRemovals.add(container);
+    this.removals.add(container);
   }
 
   /** The slots warm session containers take workspaces in, or undefined where the host cannot mount. */

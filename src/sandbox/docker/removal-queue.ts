@@ -1,7 +1,8 @@
 import type { SandboxContainer } from './sandbox-container.ts';
 
 /**
- * Removes idle containers a few at a time. Fifty sessions going idle together were fifty
+ * Every container removal of a manager, so close() can wait for all of them. Idle ones go a
+ * few at a time. Fifty sessions going idle together were fifty
  * removals at once, and the engine served nothing else meanwhile: a container start took
  * 9.8 s (0.7 s quiet; 50 containers exiting at once, 5.0 s), so every new thread missed the
  * warm pool. Two at a time, a start took 1.4 s. Containers here run no cell (a given-back
@@ -13,11 +14,13 @@ export class RemovalQueue {
   private readonly waiting: SandboxContainer[] = [];
   /** Removals under way, each settled once its container is gone and it left this map. */
   private readonly removing = new Map<SandboxContainer, Promise<void>>();
+  /** Removals under way that hold a turn (the idle ones). */
+  private inTurn = 0;
   private unbounded = false;
 
   constructor(
     private readonly options: {
-      /** Removals under way at once. */
+      /** Idle removals under way at once. */
       atOnce: number;
       /**
        * More may wait than this only briefly: past it, removals start regardless of `atOnce`
@@ -28,10 +31,18 @@ export class RemovalQueue {
     },
   ) {}
 
+  /** Queues an idle container (it runs no cell): removed in its turn. */
   add(container: SandboxContainer): void {
     if (this.removing.has(container) || this.waiting.includes(container)) return;
     this.waiting.push(container);
     this.pump();
+  }
+
+  /** Removes a container now, out of turn (it may still run code); resolves when it is gone. */
+  now(container: SandboxContainer): Promise<void> {
+    const index = this.waiting.indexOf(container);
+    if (index >= 0) this.waiting.splice(index, 1);
+    return this.removing.get(container) ?? this.start(container, false);
   }
 
   /** Containers waiting or being removed (the reaper leaves them to this queue). */
@@ -54,7 +65,7 @@ export class RemovalQueue {
    */
   async expedite(match: (container: SandboxContainer) => boolean): Promise<void> {
     for (let i = this.waiting.length - 1; i >= 0; i--) {
-      if (match(this.waiting[i]!)) this.start(this.waiting.splice(i, 1)[0]!);
+      if (match(this.waiting[i]!)) this.start(this.waiting.splice(i, 1)[0]!, true);
     }
     await Promise.all([...this.removing].filter(([c]) => match(c)).map(([, removal]) => removal));
   }
@@ -72,20 +83,23 @@ export class RemovalQueue {
     const maxWaiting = this.options.maxWaiting ?? 32;
     while (
       this.waiting.length > 0 &&
-      (this.unbounded || this.removing.size < this.options.atOnce || this.waiting.length > maxWaiting)
+      (this.unbounded || this.inTurn < this.options.atOnce || this.waiting.length > maxWaiting)
     ) {
-      this.start(this.waiting.shift()!);
+      this.start(this.waiting.shift()!, true);
     }
   }
 
-  private start(container: SandboxContainer): void {
+  private start(container: SandboxContainer, holdsTurn: boolean): Promise<void> {
+    if (holdsTurn) this.inTurn += 1;
     const removal = this.options
       .remove(container)
       .catch(() => {}) // remove() reports its own failures
       .finally(() => {
         this.removing.delete(container);
+        if (holdsTurn) this.inTurn -= 1;
         this.pump();
       });
     this.removing.set(container, removal);
+    return removal;
   }
 }
