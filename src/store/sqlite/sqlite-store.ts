@@ -15,6 +15,7 @@ import type {
   ThreadRecord,
   ThreadStats,
 } from '../store.ts';
+import { CoalescedWrites } from './coalesced-writes.ts';
 import { MIGRATIONS } from './schema.ts';
 
 type Row = Record<string, unknown>;
@@ -30,6 +31,16 @@ export class SqliteStore implements Store {
   readonly kind = 'sqlite';
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
+  /** Every run's events of one turn in one transaction. */
+  private readonly events = new CoalescedWrites<{ runId: string; events: ReadonlyArray<StoredEvent> }>(
+    (batches) => {
+      const insert = this.statement('INSERT INTO events (run_id, seq, type, body) VALUES (?, ?, ?, ?)');
+      this.db.transaction(() => {
+        for (const { runId, events } of batches)
+          for (const { seq, event } of events) insert.run(runId, seq, event.type, JSON.stringify(event));
+      })();
+    },
+  );
 
   constructor(
     path: string,
@@ -244,10 +255,7 @@ export class SqliteStore implements Store {
   }
 
   async appendEvents(runId: string, events: ReadonlyArray<StoredEvent>): Promise<void> {
-    const insert = this.statement('INSERT INTO events (run_id, seq, type, body) VALUES (?, ?, ?, ?)');
-    this.db.transaction(() => {
-      for (const { seq, event } of events) insert.run(runId, seq, event.type, JSON.stringify(event));
-    })();
+    await this.events.add({ runId, events });
   }
 
   async finishRun(
@@ -366,7 +374,9 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    this.events.flush();
+    this.db.close();
   }
 }
 
