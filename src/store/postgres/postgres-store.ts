@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { AgentEvent } from '../../agent/events.ts';
+import { type Row, runOf, threadOf } from '../rows.ts';
 import { INTERRUPTED_REASON, threadBusyError, tooManyRunsError } from '../run-errors.ts';
 import type {
   CreateRunOptions,
@@ -11,14 +12,11 @@ import type {
   RunRecord,
   Store,
   StoredEvent,
-  StoredRunStatus,
   ThreadRecord,
   ThreadStats,
 } from '../store.ts';
 import { migrate } from './migrate.ts';
 import { CHANNELS, PgNotices } from './notices.ts';
-
-type Row = Record<string, unknown>;
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database` (ANALYST_DATABASE_URL). */
@@ -508,32 +506,5 @@ function fileOf(row: Row): FileRecord {
     bytes: row.bytes as number,
     sha256: row.sha256 as string,
     created_at: row.created_at as number,
-  };
-}
-
-function threadOf(row: Row): ThreadRecord {
-  return {
-    id: row.id as string,
-    owner: row.owner as string,
-    workspace: row.workspace as string,
-    title: (row.title as string | null) ?? null,
-    metadata: JSON.parse(row.metadata as string) as Record<string, unknown>,
-    created_at: row.created_at as number,
-    updated_at: row.updated_at as number,
-  };
-}
-
-function runOf(row: Row): RunRecord {
-  return {
-    id: row.id as string,
-    thread_id: row.thread_id as string,
-    model: row.model as string,
-    protocol: row.protocol as string,
-    status: row.status as StoredRunStatus,
-    reason: (row.reason as string | null) ?? null,
-    usage: JSON.parse(row.usage as string) as RunRecord['usage'],
-    answer: (row.answer as string | null) ?? null,
-    created_at: row.created_at as number,
-    finished_at: (row.finished_at as number | null) ?? null,
   };
 }

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import type { AgentEvent } from '../../agent/events.ts';
+import { type Row, runOf, threadOf } from '../rows.ts';
 import { INTERRUPTED_REASON, threadBusyError, tooManyRunsError } from '../run-errors.ts';
 import type {
   CreateRunOptions,
@@ -11,14 +12,11 @@ import type {
   RunRecord,
   Store,
   StoredEvent,
-  StoredRunStatus,
   ThreadRecord,
   ThreadStats,
 } from '../store.ts';
 import { CoalescedWrites } from './coalesced-writes.ts';
 import { MIGRATIONS } from './schema.ts';
-
-type Row = Record<string, unknown>;
 
 /** Newest first, strictly before the cursor record (ties on time broken by id). */
 const AFTER_CURSOR = '(@at IS NULL OR created_at < @at OR (created_at = @at AND id < @id))';
@@ -378,31 +376,4 @@ export class SqliteStore implements Store {
     this.events.flush();
     this.db.close();
   }
-}
-
-function threadOf(row: Row): ThreadRecord {
-  return {
-    id: row.id as string,
-    owner: row.owner as string,
-    workspace: row.workspace as string,
-    title: (row.title as string | null) ?? null,
-    metadata: JSON.parse(row.metadata as string) as Record<string, unknown>,
-    created_at: row.created_at as number,
-    updated_at: row.updated_at as number,
-  };
-}
-
-function runOf(row: Row): RunRecord {
-  return {
-    id: row.id as string,
-    thread_id: row.thread_id as string,
-    model: row.model as string,
-    protocol: row.protocol as string,
-    status: row.status as StoredRunStatus,
-    reason: (row.reason as string | null) ?? null,
-    usage: JSON.parse(row.usage as string) as RunRecord['usage'],
-    answer: (row.answer as string | null) ?? null,
-    created_at: row.created_at as number,
-    finished_at: (row.finished_at as number | null) ?? null,
-  };
 }
