@@ -8,6 +8,7 @@ import { InvalidInputError, NotFoundError, PayloadTooLargeError } from '../../sr
 import {
   LoopWorkspaceStore,
   WorkspaceFileExistsError,
+  WorkspaceUnavailableError,
   workspacePathParts,
 } from '../../src/workspace/index.ts';
 import type { Workspace } from '../../src/workspace/workspace.ts';
@@ -135,6 +136,24 @@ describe('a new loop workspace is made in the background', () => {
       await store.destroy(workspace.id);
     } finally {
       await store.close();
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a closed loop workspace store', () => {
+  test('mounts nothing again: work that outlives close (a late report) gets a clear error', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'analyst-ws-closed-'));
+    const store = await LoopWorkspaceStore.create({ root, quotaBytes: 16 * 1024 * 1024, quotaFiles: 2000 });
+    const workspace = await store.create();
+    await workspace.ready();
+    await store.close();
+    try {
+      assert.deepEqual(await mountsUnder(root), [], 'close unmounted it');
+      await assert.rejects(store.open(workspace.id), WorkspaceUnavailableError);
+      await assert.rejects(store.create(), /workspace store is closed/);
+      assert.deepEqual(await mountsUnder(root), [], 'and nothing was mounted again');
+    } finally {
       await rm(root, { recursive: true, force: true });
     }
   });

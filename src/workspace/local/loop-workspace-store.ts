@@ -104,6 +104,7 @@ export class LoopWorkspaceStore implements WorkspaceStore {
    * behind mkfs and mount. A shared store (replicas) makes it before answering.
    */
   async create(): Promise<Workspace> {
+    this.refuseWhenClosed();
     const spare = await this.takeSpare();
     if (spare) return spare;
     const id = `ws-${randomBytes(12).toString('hex')}`;
@@ -249,6 +250,14 @@ export class LoopWorkspaceStore implements WorkspaceStore {
     await Promise.all([...this.mounted].map((id) => this.unmount(id).catch(() => {})));
   }
 
+  /**
+   * Work that outlives the server's wait for it (a report of a cancelled run, written
+   * after close) must not mount again what close unmounted: nobody would unmount it.
+   */
+  private refuseWhenClosed(): void {
+    if (this.closed) throw new WorkspaceUnavailableError('the workspace store is closed: the server is stopping');
+  }
+
   /** How many workspaces this process has mounted (for status pages). */
   get mountedCount(): number {
     return this.mounted.size;
@@ -276,6 +285,7 @@ export class LoopWorkspaceStore implements WorkspaceStore {
   }
 
   private async ensureMounted(id: string): Promise<void> {
+    this.refuseWhenClosed();
     if ((await mountPoints()).has(this.mountPath(id))) {
       this.mounted.add(id); // mounted by an earlier server process; still good
       return;
