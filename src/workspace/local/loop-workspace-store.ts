@@ -255,7 +255,8 @@ export class LoopWorkspaceStore implements WorkspaceStore {
    * after close) must not mount again what close unmounted: nobody would unmount it.
    */
   private refuseWhenClosed(): void {
-    if (this.closed) throw new WorkspaceUnavailableError('the workspace store is closed: the server is stopping');
+    if (this.closed)
+      throw new WorkspaceUnavailableError('the workspace store is closed: the server is stopping');
   }
 
   /** How many workspaces this process has mounted (for status pages). */
