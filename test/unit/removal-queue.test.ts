@@ -4,12 +4,13 @@ import { RemovalQueue } from '../../src/sandbox/docker/removal-queue.ts';
 import type { SandboxContainer } from '../../src/sandbox/docker/sandbox-container.ts';
 
 /** Removals that end when the test says so. */
-function harness(atOnce: number, maxWaiting?: number) {
+function harness(atOnce: number, maxWaiting?: number, delayMs?: number) {
   const started: string[] = [];
   const finish = new Map<string, () => void>();
   const queue = new RemovalQueue({
     atOnce,
     maxWaiting,
+    delayMs,
     remove: (container) =>
       new Promise<void>((resolve) => {
         started.push(container.name);
@@ -38,6 +39,31 @@ describe('removing idle containers a few at a time', () => {
     h.finish.get('c')!();
     await h.tick();
     assert.deepEqual(h.started, ['a', 'b', 'c', 'd', 'e']);
+  });
+
+  test('with delayMs, an idle removal starts only that long after it was queued; now() and flush do not wait', async () => {
+    const h = harness(1, undefined, 80);
+    const queuedAt = performance.now();
+    h.queue.add(h.container('a'));
+    h.queue.add(h.container('b'));
+    await h.tick();
+    assert.deepEqual(h.started, [], 'not beside the cell that displaced it');
+    const urgent = h.container('c');
+    h.queue.add(urgent);
+    void h.queue.now(urgent);
+    assert.deepEqual(h.started, ['c'], 'a container that may run code goes at once');
+    while (h.started.length < 2) await new Promise((r) => setTimeout(r, 5));
+    assert.ok(performance.now() - queuedAt >= 80, 'a waited out its delay');
+    assert.deepEqual(h.started, ['c', 'a'], 'then it takes its turn, b still waits for it');
+    let flushed = false;
+    const flushing = h.queue.flush().then(() => {
+      flushed = true;
+    });
+    await h.tick();
+    assert.deepEqual(h.started, ['c', 'a', 'b'], 'closing removes the rest at once');
+    for (const name of ['a', 'b', 'c']) h.finish.get(name)!();
+    await flushing;
+    assert.ok(flushed);
   });
 
   test('flush (closing) removes everything still waiting at once and resolves when all are gone', async () => {

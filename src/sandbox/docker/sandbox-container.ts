@@ -16,6 +16,8 @@ import type { ContainerKind } from './labels.ts';
 /** A started sandbox container with a warm kernel on the other end of its attach stream. */
 export class SandboxContainer {
   lastUsedAt: number;
+  /** The name it takes after its next cell (a pooled container that went to a thread). */
+  pendingName: string | undefined;
   private removing: Promise<void> | undefined;
 
   private constructor(

@@ -80,7 +80,7 @@ export class SessionContainers {
       throw error;
     }
     container.workspace = session.workspace;
-    void container.rename(containerName('session', session.id));
+    container.pendingName = containerName('session', session.id);
     session.container = container;
     return container;
   }
