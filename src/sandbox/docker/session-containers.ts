@@ -72,7 +72,8 @@ export class SessionContainers {
       session.container = await this.deps.start(session.id, session.workspace);
       return session.container;
     }
-    const container = this.deps.takeWarm() ?? (await this.deps.start(session.id, undefined));
+    const warm = this.deps.takeWarm();
+    const container = warm ?? (await this.deps.start(session.id, undefined));
     try {
       await slots.attach(container.slot!, session.workspace.mount().path);
     } catch (error) {
@@ -80,7 +81,8 @@ export class SessionContainers {
       throw error;
     }
     container.workspace = session.workspace;
-    container.pendingName = containerName('session', session.id);
+    // A pooled container is named for the thread it went to (one started for it already is).
+    if (warm) container.pendingName = containerName('session', session.id);
     session.container = container;
     return container;
   }
