@@ -128,6 +128,29 @@ describe('offline analyst: what a question asks for', () => {
     assert.equal(top.order, 'asc');
   });
 
+  test('"the higher"/"the lower" ask which group is ahead; "higher than" stays a bound; a "rate" is averaged', () => {
+    const trial = tableOf({
+      treatment: [0, 1, 0, 1, 1, 1],
+      success: [1, 0, 1, 0, 1, 0],
+    });
+    assert.deepEqual(shape('Which treatment has the higher success rate?', trial), {
+      kind: 'rank',
+      entity: 'treatment',
+      measure: { kind: 'column', column: 'success' },
+      order: 'desc',
+      n: 1,
+      perEntity: 'mean',
+      filters: [],
+    });
+    assert.equal((plan('Which region has the lower units_sold?') as { order: string }).order, 'asc');
+    assert.equal(
+      (plan('Which treatment has the most success?', trial) as { perEntity: string }).perEntity,
+      'sum',
+      'a count of successes is a total',
+    );
+    assert.equal(plan('How many rows have units_sold higher than 8?').kind, 'count');
+  });
+
   test('a comparison of two values, a difference, a ratio', () => {
     assert.deepEqual(shape('Which nation has more gold medals, Canada or Germany?', MEDALS), {
       kind: 'compare-values',

@@ -49,11 +49,11 @@ const ENGLISH: [CueKind, string][] = [
   ['count', 'how many|number of|count|counts'],
   [
     'max',
-    'highest|largest|biggest|greatest|most|maximum|max|best|longest|tallest|heaviest|richest|strongest|fastest|deepest|latest|newest|most recent|peak|oldest',
+    'highest|largest|biggest|greatest|most|maximum|max|best|longest|tallest|heaviest|richest|strongest|fastest|deepest|latest|newest|most recent|peak|oldest|(?<=\\bthe\\s)(?:higher|greater|larger|bigger)(?!\\s+than)',
   ],
   [
     'min',
-    'lowest|smallest|least|fewest|minimum|min|worst|shortest|lightest|youngest|poorest|weakest|slowest|earliest|shallowest',
+    'lowest|smallest|least|fewest|minimum|min|worst|shortest|lightest|youngest|poorest|weakest|slowest|earliest|shallowest|(?<=\\bthe\\s)(?:lower|smaller)(?!\\s+than)',
   ],
   ['share', 'percentage|percent|proportion|share|fraction|rate of'],
   ['compare', 'compare|compared|comparing|comparison|versus|vs|differ|differs|differences'],

@@ -225,7 +225,15 @@ const SIZE_WORDS =
  * ("the longest petals", a rate, a price), summed for amounts ("the most wins", sales).
  */
 export function perEntityFor(measureName: string, question: string): 'sum' | 'mean' {
-  return MEASUREMENT.test(measureName) || SIZE_WORDS.test(question) ? 'mean' : 'sum';
+  return MEASUREMENT.test(measureName) || SIZE_WORDS.test(question) || namedAsRate(measureName, question)
+    ? 'mean'
+    : 'sum';
+}
+
+/** "the success rate" over a 0/1 `success` column asks for its mean, not its total. */
+function namedAsRate(measureName: string, question: string): boolean {
+  const name = measureName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`\\b${name}\\s+(?:rates?|ratios?|shares?|percentages?)\\b`, 'i').test(question);
 }
 
 /** Numeric columns of the table that are quantities (not ids, ranks or years). */
