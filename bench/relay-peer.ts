@@ -1,6 +1,7 @@
 import type OpenAI from 'openai';
-import { checkedStream, openaiClient, type StreamRun } from './timed-stream.ts';
-import { startTimedUpstream, UPSTREAM_MODEL } from './timed-upstream.ts';
+import { leanStream } from './lean-stream.ts';
+import { checkedStream, checkRun, openaiClient, type StreamRun } from './timed-stream.ts';
+import { planMessage, startTimedUpstream, UPSTREAM_MODEL } from './timed-upstream.ts';
 
 /**
  * The split relay bench's far side, a child process (IPC): the timed upstream and the
@@ -17,6 +18,8 @@ export interface StreamRequest {
   /** Analyst's base URL (…/v1) and the model id that points at this process's upstream. */
   analystUrl: string;
   analystModel: string;
+  /** The reading client: the official one, or bench/lean-stream.ts (a cheap load generator). */
+  client?: 'openai' | 'lean';
 }
 
 export type PeerMessage =
@@ -37,9 +40,15 @@ process.on('message', (request: StreamRequest | 'close') => {
   if (analyst?.url !== request.analystUrl)
     analyst = { url: request.analystUrl, client: openaiClient(request.analystUrl) };
   const run =
-    request.path === 'direct'
-      ? checkedStream(direct, UPSTREAM_MODEL, request.chunks, request.gapMs, false)
-      : checkedStream(analyst.client, request.analystModel, request.chunks, request.gapMs, true);
+    request.client === 'lean'
+      ? leanStream(
+          request.path === 'direct' ? upstream.url : request.analystUrl,
+          request.path === 'direct' ? UPSTREAM_MODEL : request.analystModel,
+          planMessage(request.chunks, request.gapMs),
+        ).then((result) => checkRun(result, request.chunks, request.path === 'through'))
+      : request.path === 'direct'
+        ? checkedStream(direct, UPSTREAM_MODEL, request.chunks, request.gapMs, false)
+        : checkedStream(analyst.client, request.analystModel, request.chunks, request.gapMs, true);
   run.then(
     (result) => send({ id: request.id, run: result, failures: upstream.failures }),
     (error: unknown) => send({ id: request.id, error: String(error) }),

@@ -90,7 +90,11 @@ export async function checkedStream(
   gapMs: number,
   throughAnalyst: boolean,
 ): Promise<StreamRun> {
-  const run = await timedStream(client, model, chunks, gapMs);
+  return checkRun(await timedStream(client, model, chunks, gapMs), chunks, throughAnalyst);
+}
+
+/** The checks of `checkedStream`, for a run read by any client. */
+export function checkRun(run: StreamRun, chunks: number, throughAnalyst: boolean): StreamRun {
   const problems: string[] = [];
   if (run.latenciesMs.length !== chunks) problems.push(`${run.latenciesMs.length} of ${chunks} timed chunks`);
   if (run.contentChunks !== chunks + 1)

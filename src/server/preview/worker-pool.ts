@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { InvalidInputError } from '../../errors/index.ts';
+import { WorkerSlots } from '../../workers/worker-slots.ts';
 import type { FileSource } from './preview.ts';
 import {
   type FromWorker,
@@ -18,11 +19,6 @@ export interface PreviewWorkerOptions {
   workers?: number;
 }
 
-interface Slot {
-  worker: Worker;
-  busy: boolean;
-}
-
 /**
  * Parses binary files (xlsx, Parquet, SQLite, JSON) in worker threads, so that a hostile
  * file (a zip bomb, a pathological schema, a huge document) costs a bounded heap and a
@@ -31,15 +27,25 @@ interface Slot {
  * from the Workspace file: nothing reads the workspace but the main thread's Workspace.
  */
 export class PreviewWorkers {
-  private readonly slots: Slot[] = [];
-  private readonly waiting: Array<() => void> = [];
+  private readonly slots: WorkerSlots;
   private nextId = 0;
-  private closed = false;
 
-  constructor(private readonly options: PreviewWorkerOptions = {}) {}
+  constructor(private readonly options: PreviewWorkerOptions = {}) {
+    const memoryMb = options.memoryMb ?? 256;
+    this.slots = new WorkerSlots(
+      options.workers ?? 2,
+      () =>
+        new Worker(new URL('./preview-worker.mjs', import.meta.url), {
+          resourceLimits: { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: 32 },
+          stdout: false,
+          stderr: true,
+        }),
+      'preview',
+    );
+  }
 
   async run(job: PreviewJob, file: FileSource | undefined): Promise<PreviewJobResult> {
-    const slot = await this.acquire();
+    const slot = await this.slots.acquire();
     const id = this.nextId++;
     const timeoutMs = this.options.timeoutMs ?? 15_000;
     const memoryMb = this.options.memoryMb ?? 256;
@@ -52,8 +58,8 @@ export class PreviewWorkers {
         slot.worker.off('message', onMessage);
         slot.worker.off('error', onError);
         slot.worker.off('exit', onExit);
-        if (keep) this.release(slot);
-        else this.discard(slot);
+        if (keep) this.slots.release(slot);
+        else this.slots.discard(slot);
         if (error) reject(error);
         else resolve(result!);
       };
@@ -98,9 +104,8 @@ export class PreviewWorkers {
     });
   }
 
-  async close(): Promise<void> {
-    this.closed = true;
-    await Promise.all(this.slots.splice(0).map((s) => s.worker.terminate()));
+  close(): Promise<void> {
+    return this.slots.close();
   }
 
   private async answerRead(
@@ -131,48 +136,5 @@ export class PreviewWorkers {
     } catch (error) {
       reply({ error: (error as Error).message });
     }
-  }
-
-  private acquire(): Promise<Slot> {
-    if (this.closed) return Promise.reject(new Error('the preview workers are closed'));
-    const idle = this.slots.find((s) => !s.busy);
-    if (idle) {
-      idle.busy = true;
-      return Promise.resolve(idle);
-    }
-    if (this.slots.length < (this.options.workers ?? 2)) {
-      const slot: Slot = { worker: this.spawn(), busy: true };
-      this.slots.push(slot);
-      return Promise.resolve(slot);
-    }
-    return new Promise((resolve) => this.waiting.push(() => resolve(this.acquire())));
-  }
-
-  private spawn(): Worker {
-    const worker = new Worker(new URL('./preview-worker.mjs', import.meta.url), {
-      resourceLimits: { maxOldGenerationSizeMb: this.options.memoryMb ?? 256, maxYoungGenerationSizeMb: 32 },
-      stdout: false,
-      stderr: true,
-    });
-    worker.unref();
-    // Errors of a job are handled by its listeners; a worker that dies between jobs leaves.
-    worker.on('error', () => {});
-    worker.on('exit', () => {
-      const at = this.slots.findIndex((s) => s.worker === worker);
-      if (at !== -1 && !this.slots[at]!.busy) this.slots.splice(at, 1);
-    });
-    return worker;
-  }
-
-  private release(slot: Slot): void {
-    slot.busy = false;
-    this.waiting.shift()?.();
-  }
-
-  private discard(slot: Slot): void {
-    const at = this.slots.indexOf(slot);
-    if (at !== -1) this.slots.splice(at, 1);
-    void slot.worker.terminate();
-    this.waiting.shift()?.();
   }
 }
