@@ -1,4 +1,5 @@
 import { fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -315,6 +316,8 @@ interface ConcurrentFigures {
 async function concurrentBench(prefix: string, stream: () => Promise<StreamRun>): Promise<ConcurrentFigures> {
   const loop = monitorEventLoopDelay({ resolution: 1 });
   loop.enable();
+  const cpuBefore = process.cpuUsage();
+  const schedBefore = mainThreadSchedule();
   const started = performance.now();
   const outcomes = await Promise.allSettled(
     Array.from({ length: CONCURRENT }, async () => {
@@ -324,6 +327,8 @@ async function concurrentBench(prefix: string, stream: () => Promise<StreamRun>)
     }),
   );
   const wallMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  const schedAfter = mainThreadSchedule();
   loop.disable();
   const ok = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
   const failures = outcomes.flatMap((o) => (o.status === 'rejected' ? [String(o.reason)] : []));
@@ -347,6 +352,14 @@ async function concurrentBench(prefix: string, stream: () => Promise<StreamRun>)
     first_chunk_p95_ms: firstChunk.p95_ms,
     event_loop_delay_max_ms: round(loop.max / 1e6, 1),
     event_loop_delay_p99_ms: round(loop.percentile(99) / 1e6, 1),
+    // This process, every thread (split sections: the server and its report workers alone).
+    process_cpu_ms: round((cpu.user + cpu.system) / 1000, 0),
+    // The event loop's thread: time it ran, and time it was ready but had no core.
+    main_thread_on_cpu_ms: round((schedAfter.onCpuMs ?? Number.NaN) - (schedBefore.onCpuMs ?? Number.NaN), 0),
+    main_thread_waiting_for_cpu_ms: round(
+      (schedAfter.waitingMs ?? Number.NaN) - (schedBefore.waitingMs ?? Number.NaN),
+      0,
+    ),
   };
   emit({
     name: `${prefix}_chats`,
@@ -355,6 +368,18 @@ async function concurrentBench(prefix: string, stream: () => Promise<StreamRun>)
     first_errors: [...new Set(failures)].slice(0, 3),
   });
   return figures;
+}
+
+/** The main thread's run time and run-queue wait so far (Linux schedstat), in ms. */
+function mainThreadSchedule(): { onCpuMs?: number; waitingMs?: number } {
+  try {
+    const [onCpu, waiting] = readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8')
+      .split(' ')
+      .map(Number);
+    return { onCpuMs: onCpu! / 1e6, waitingMs: waiting! / 1e6 };
+  } catch {
+    return {};
+  }
 }
 
 async function filesBench(url: string, analyst: OpenAI) {

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { RunLimits } from '../agent/budget.ts';
 import type { AgentEvent } from '../agent/events.ts';
 import { readTextFrom } from '../agent/grounding/evidence.ts';
@@ -9,6 +10,7 @@ import type { SamplingOptions } from '../llm/sampling.ts';
 import type { SandboxManager } from '../sandbox/sandbox.ts';
 import type { FileRecord, RunRecord, Store, StoredEvent, ThreadRecord } from '../store/store.ts';
 import type { Workspace } from '../workspace/workspace.ts';
+import { AfterRunQueue } from './after-run-queue.ts';
 import { lastQuestion, messageId, titleOf } from './conversation.ts';
 import { EventWriter } from './event-writer.ts';
 import { LiveRun } from './live-run.ts';
@@ -56,6 +58,8 @@ export interface RunServiceOptions {
   disallowedTools?: Set<string>;
   /** Called after a run ended and was stored (e.g. to write reports). */
   afterRun?: (thread: ThreadRecord) => Promise<void>;
+  /** How many `afterRun` tasks run at once (the rest wait their turn). Default: one per core. */
+  afterRunsAtOnce?: number;
   onError?: (error: unknown) => void;
   /** How many runs an owner may have going at once (counted by the store); undefined: no limit. */
   maxRunsPerOwner?: (owner: string) => number | undefined;
@@ -93,12 +97,16 @@ const NO_USAGE = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
 export class RunService {
   private readonly reserved = new Map<string, Reservation>();
   private readonly live = new Map<string, LiveRun>();
-  /** Work a finished run left to do (reports), by thread; the thread's next run waits for it. */
-  private readonly background = new Map<string, Promise<void>>();
+  /** Work finished runs left to do (reports), by thread; the thread's next run waits for it. */
+  private readonly background: AfterRunQueue;
   private readonly leases: LeaseKeeper | undefined;
   private accepting = true;
 
   constructor(private readonly options: RunServiceOptions) {
+    this.background = new AfterRunQueue(
+      options.afterRunsAtOnce ?? Math.max(1, availableParallelism()),
+      (error) => options.onError?.(error),
+    );
     if (options.replicas) {
       this.leases = new LeaseKeeper(options.store, options.replicas, {
         liveRunIds: () => [...this.live.keys()],
@@ -294,7 +302,7 @@ export class RunService {
    */
   async idle(threadId: string, timeoutMs = 30_000): Promise<void> {
     await this.reserved.get(threadId)?.done;
-    await this.background.get(threadId);
+    await this.background.hurry(threadId);
     if (!this.leases) return;
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline && (await this.options.store.runningRuns([threadId])).size) {
@@ -304,7 +312,7 @@ export class RunService {
 
   /** Resolves when the work finished runs left behind (reports) is done. */
   async settled(): Promise<void> {
-    while (this.background.size) await Promise.all([...this.background.values()]);
+    await this.background.settled();
   }
 
   /** Refuses new runs, cancels the running ones and waits (up to `timeoutMs`) for them to end. */
@@ -353,7 +361,7 @@ export class RunService {
     };
     try {
       // The previous run's reports are written first, so this run's cells do not see them appear.
-      await this.background.get(thread.id);
+      await this.background.hurry(thread.id);
       const events = runAnalysis({
         model: request.model,
         protocol: request.cell ? cellProtocol(request.cell.code, request.cell) : request.entry.protocol,
@@ -409,14 +417,8 @@ export class RunService {
 
   /** Reports are written after the client has its answer; the thread's next run and shutdown wait. */
   private afterRun(thread: ThreadRecord): void {
-    const { afterRun, onError } = this.options;
-    if (!afterRun) return;
-    const task: Promise<void> = afterRun(thread)
-      .catch((e) => onError?.(e))
-      .finally(() => {
-        if (this.background.get(thread.id) === task) this.background.delete(thread.id);
-      });
-    this.background.set(thread.id, task);
+    const { afterRun } = this.options;
+    if (afterRun) this.background.add(thread.id, () => afterRun(thread));
   }
 
   private async storedConversation(threadId: string): Promise<ChatMessage[]> {
