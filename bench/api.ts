@@ -191,6 +191,9 @@ export async function runApiBench(): Promise<void> {
   );
 }
 
+/** The relay peer's pid, for its CPU time in the concurrent sections. */
+let relayPeerPid: number | undefined;
+
 /** The timed upstream and a client in a child process (bench/relay-peer.ts). */
 async function startRelayPeer(): Promise<{
   upstreamUrl: string;
@@ -202,6 +205,7 @@ async function startRelayPeer(): Promise<{
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  relayPeerPid = child.pid;
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   const pending = new Map<number, { resolve: (run: StreamRun) => void; reject: (error: Error) => void }>();
   const failures: string[] = [];
@@ -318,6 +322,8 @@ async function concurrentBench(prefix: string, stream: () => Promise<StreamRun>)
   loop.enable();
   const cpuBefore = process.cpuUsage();
   const schedBefore = mainThreadSchedule();
+  const peerBefore = processCpuMs(relayPeerPid);
+  const machineBefore = machineTicks();
   const started = performance.now();
   const outcomes = await Promise.allSettled(
     Array.from({ length: CONCURRENT }, async () => {
@@ -329,6 +335,8 @@ async function concurrentBench(prefix: string, stream: () => Promise<StreamRun>)
   const wallMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
   const schedAfter = mainThreadSchedule();
+  const peerCpuMs = processCpuMs(relayPeerPid) - peerBefore;
+  const machine = machineTicks().map((ticks, i) => ticks - (machineBefore[i] ?? 0));
   loop.disable();
   const ok = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
   const failures = outcomes.flatMap((o) => (o.status === 'rejected' ? [String(o.reason)] : []));
@@ -360,6 +368,9 @@ async function concurrentBench(prefix: string, stream: () => Promise<StreamRun>)
       (schedAfter.waitingMs ?? Number.NaN) - (schedBefore.waitingMs ?? Number.NaN),
       0,
     ),
+    relay_peer_cpu_ms: round(peerCpuMs, 0),
+    // Every core of the machine: the share of their time anything ran (not idle or iowait).
+    machine_busy_pct: round((100 * (sum(machine) - (machine[3] ?? 0) - (machine[4] ?? 0))) / sum(machine), 0),
   };
   emit({
     name: `${prefix}_chats`,
@@ -368,6 +379,28 @@ async function concurrentBench(prefix: string, stream: () => Promise<StreamRun>)
     first_errors: [...new Set(failures)].slice(0, 3),
   });
   return figures;
+}
+
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+
+/** The cumulative tick counts of /proc/stat's `cpu` line (user, nice, system, idle, iowait, …). */
+function machineTicks(): number[] {
+  try {
+    return readFileSync('/proc/stat', 'utf8').split('\n')[0]!.split(/\s+/).slice(1).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** A process's CPU time so far (user + system), in ms; NaN when unknown. */
+function processCpuMs(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * (1000 / 100); // USER_HZ is 100 on Linux
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /** The main thread's run time and run-queue wait so far (Linux schedstat), in ms. */

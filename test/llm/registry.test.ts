@@ -175,6 +175,26 @@ describe('model registry: sources and defaults', () => {
       assert.equal(chatRequests(server)[0]!.model, 'Qwen2.5-7B');
     });
   });
+
+  test('one client per model serves every request, at once; other options get their own', async () => {
+    const turns = [{ content: 'one' }, { content: 'two' }];
+    await withScriptedModel({ model: 'Qwen2.5-7B', turns }, async (server) => {
+      const registry = loadModelRegistry({
+        env: { ANALYST_MODEL_URL: server.url, ANALYST_MODEL: 'Qwen2.5-7B' },
+      });
+      const client = registry.languageModel('Qwen2.5-7B');
+      assert.equal(registry.languageModel('qwen2.5-7b'), client, 'by any spelling of its name');
+      assert.notEqual(registry.languageModel('Qwen2.5-7B', { maxRetries: 0 }), client);
+      const texts = await Promise.all(
+        [client, registry.languageModel('Qwen2.5-7B')].map(async (model) =>
+          (await collect(model.stream({ messages: [{ role: 'user', content: 'hi' }] })))
+            .map((p) => (p.type === 'text-delta' ? p.text : ''))
+            .join(''),
+        ),
+      );
+      assert.deepEqual(texts.sort(), ['one', 'two']);
+    });
+  });
 });
 
 describe('model registry: configuration errors', () => {
