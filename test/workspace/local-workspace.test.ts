@@ -207,13 +207,15 @@ describe('spare loop workspaces made ahead of demand', () => {
     const root = await mkdtemp(join(tmpdir(), 'analyst-ws-spares-'));
     const store = await smallStore(root, { spares: 2, spareRefillDelayMs: 400 });
     try {
-      // Marked when begun, mounted when made: both made.
-      await waitFor(async () => (await mountsUnder(root)).length === 2);
+      // Marked when begun, ready once mounted: both made (a mount alone is not yet ready).
+      await waitFor(async () => store.sparesReady === 2);
+      assert.equal((await mountsUnder(root)).length, 2);
       const first = await store.create();
       assert.equal((await spareMarkers(root)).length, 1, 'no mkfs next to the first cell');
       await new Promise((r) => setTimeout(r, 150));
       assert.equal((await spareMarkers(root)).length, 1, 'still waiting');
-      await waitFor(async () => (await mountsUnder(root)).length === 3);
+      await waitFor(async () => store.sparesReady === 2);
+      assert.equal((await mountsUnder(root)).length, 3);
       const second = await store.create();
       const third = await store.create();
       assert.equal(

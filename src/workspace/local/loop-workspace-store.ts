@@ -128,6 +128,11 @@ export class LoopWorkspaceStore implements WorkspaceStore {
     return workspace;
   }
 
+  /** Spares made and mounted, ready to be handed out (a spare being made is not counted). */
+  get sparesReady(): number {
+    return this.spares.length;
+  }
+
   /** A spare workspace, no longer marked as one, or undefined when none is ready. */
   private async takeSpare(): Promise<Workspace | undefined> {
     const id = this.spares.shift();
