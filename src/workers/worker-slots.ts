@@ -5,6 +5,22 @@ export interface WorkerSlot {
   busy: boolean;
 }
 
+/** What a job's worker said, as its pool reads it. */
+export type JobAnswer<T> = { result: T } | { error: Error } | undefined;
+
+/** One job's part: how it is posted, read and failed; `id` tells its messages from others'. */
+export interface JobSpec<T, M> {
+  timeoutMs: number;
+  post: (worker: Worker, id: number) => void;
+  /** The job's result or error, or undefined while it goes on (e.g. it asked for data). */
+  read: (message: M, worker: Worker) => JobAnswer<T>;
+  timedOut: () => Error;
+  /** The worker failed (`outOfMemory`: over its heap); it is discarded. */
+  crashed: (error: Error, outOfMemory: boolean) => Error;
+  /** The worker exited mid-job; `code` is its exit code. */
+  exited: (code: number) => Error;
+}
+
 /**
  * A bounded set of long-lived worker threads, one job each at a time: a job takes an idle
  * worker (or starts one, up to `limit`) or waits its turn. A job that went wrong (out of time
@@ -15,6 +31,7 @@ export class WorkerSlots {
   private readonly slots: WorkerSlot[] = [];
   private readonly waiting: Array<() => void> = [];
   private closed = false;
+  private nextId = 0;
   /** Workers started, and alive at once at most (for tests and status). */
   started = 0;
   mostAtOnce = 0;
@@ -24,6 +41,51 @@ export class WorkerSlots {
     private readonly spawnWorker: () => Worker,
     private readonly name: string,
   ) {}
+
+  /**
+   * Runs one job on a worker: its result, or its error. A job over its time, or whose worker
+   * crashed or exited, discards the worker; an error the worker reported keeps it.
+   */
+  async job<T, M extends { id: number }>(spec: JobSpec<T, M>): Promise<T> {
+    const slot = await this.acquire();
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      const finish = (answer: { result: T } | { error: Error }, keep: boolean) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        slot.worker.off('message', onMessage);
+        slot.worker.off('error', onError);
+        slot.worker.off('exit', onExit);
+        if (keep) this.release(slot);
+        else this.discard(slot);
+        if ('error' in answer) reject(answer.error);
+        else resolve(answer.result);
+      };
+      const timer = setTimeout(() => finish({ error: spec.timedOut() }, false), spec.timeoutMs);
+      const onMessage = (message: M) => {
+        if (message.id !== id) return;
+        const answer = spec.read(message, slot.worker);
+        if (answer) finish(answer, true);
+      };
+      const onError = (error: Error) =>
+        finish(
+          {
+            error: spec.crashed(
+              error,
+              /ERR_WORKER_OUT_OF_MEMORY/.test(String((error as NodeJS.ErrnoException).code)),
+            ),
+          },
+          false,
+        );
+      const onExit = (code: number) => finish({ error: spec.exited(code) }, false);
+      slot.worker.on('message', onMessage);
+      slot.worker.on('error', onError);
+      slot.worker.on('exit', onExit);
+      spec.post(slot.worker, id);
+    });
+  }
 
   acquire(): Promise<WorkerSlot> {
     if (this.closed) return Promise.reject(new Error(`the ${this.name} workers are closed`));

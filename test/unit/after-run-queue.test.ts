@@ -25,7 +25,7 @@ describe('after-run queue', () => {
     const log: string[] = [];
     const queue = new AfterRunQueue(2);
     const gates = ['a', 'b', 'c', 'd'].map((name) => gate(log, name));
-    gates.forEach((g, i) => queue.add(`thread-${i}`, g.work));
+    for (const [i, g] of gates.entries()) queue.add(`thread-${i}`, g.work);
     await turn();
     assert.deepEqual(log, ['start a', 'start b']);
     gates[1]!.finish();

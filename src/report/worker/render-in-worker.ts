@@ -26,7 +26,6 @@ export interface RenderWorkerOptions {
  */
 export class RenderWorkers {
   readonly slots: WorkerSlots;
-  private nextId = 0;
 
   constructor(private readonly options: RenderWorkerOptions = {}) {
     const memoryMb = options.memoryMb ?? 256;
@@ -43,56 +42,25 @@ export class RenderWorkers {
   }
 
   /** `timeoutMs`: this report's time, instead of the workers' default. */
-  async render(job: RenderJob, timeoutMs = this.options.timeoutMs ?? 60_000): Promise<RenderedDocuments> {
-    const slot = await this.slots.acquire();
-    const id = this.nextId++;
+  render(job: RenderJob, timeoutMs = this.options.timeoutMs ?? 60_000): Promise<RenderedDocuments> {
     const memoryMb = this.options.memoryMb ?? 256;
-    return new Promise<RenderedDocuments>((resolve, reject) => {
-      let settled = false;
-      const finish = (error: Error | undefined, documents?: RenderedDocuments, keep = true) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        slot.worker.off('message', onMessage);
-        slot.worker.off('error', onError);
-        slot.worker.off('exit', onExit);
-        if (keep) this.slots.release(slot);
-        else this.slots.discard(slot);
-        if (error) reject(error);
-        else resolve(documents!);
-      };
-      const timer = setTimeout(
-        () =>
-          finish(
-            new ReportRenderError(`the report took longer than ${timeoutMs / 1000} s to make`),
-            undefined,
-            false,
-          ),
-        timeoutMs,
-      );
-      const onMessage = (message: FromRenderWorker) => {
-        if (message.id !== id) return;
-        if ('documents' in message) finish(undefined, message.documents);
-        else finish(new ReportRenderError(`the report could not be made: ${message.error}`));
-      };
-      const onError = (error: Error) =>
-        finish(
-          new ReportRenderError(
-            /ERR_WORKER_OUT_OF_MEMORY/.test(String((error as NodeJS.ErrnoException).code))
-              ? `the report needs more than ${memoryMb} MiB to make`
-              : `the report could not be made: ${error.message}`,
-            { cause: error },
-          ),
-          undefined,
-          false,
-        );
-      const onExit = (code: number) =>
-        finish(new ReportRenderError(`the report worker stopped (exit code ${code})`), undefined, false);
-      slot.worker.on('message', onMessage);
-      slot.worker.on('error', onError);
-      slot.worker.on('exit', onExit);
+    return this.slots.job<RenderedDocuments, FromRenderWorker>({
+      timeoutMs,
       // Cloned, not transferred: the caller may render the same files again (images linked).
-      slot.worker.postMessage({ id, job });
+      post: (worker, id) => worker.postMessage({ id, job }),
+      read: (message) =>
+        'documents' in message
+          ? { result: message.documents }
+          : { error: new ReportRenderError(`the report could not be made: ${message.error}`) },
+      timedOut: () => new ReportRenderError(`the report took longer than ${timeoutMs / 1000} s to make`),
+      crashed: (error, outOfMemory) =>
+        new ReportRenderError(
+          outOfMemory
+            ? `the report needs more than ${memoryMb} MiB to make`
+            : `the report could not be made: ${error.message}`,
+          { cause: error },
+        ),
+      exited: (code) => new ReportRenderError(`the report worker stopped (exit code ${code})`),
     });
   }
 

@@ -28,7 +28,6 @@ export interface PreviewWorkerOptions {
  */
 export class PreviewWorkers {
   private readonly slots: WorkerSlots;
-  private nextId = 0;
 
   constructor(private readonly options: PreviewWorkerOptions = {}) {
     const memoryMb = options.memoryMb ?? 256;
@@ -44,63 +43,31 @@ export class PreviewWorkers {
     );
   }
 
-  async run(job: PreviewJob, file: FileSource | undefined): Promise<PreviewJobResult> {
-    const slot = await this.slots.acquire();
-    const id = this.nextId++;
+  run(job: PreviewJob, file: FileSource | undefined): Promise<PreviewJobResult> {
     const timeoutMs = this.options.timeoutMs ?? 15_000;
     const memoryMb = this.options.memoryMb ?? 256;
-    return new Promise<PreviewJobResult>((resolve, reject) => {
-      let settled = false;
-      const finish = (error: Error | undefined, result?: PreviewJobResult, keep = true) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        slot.worker.off('message', onMessage);
-        slot.worker.off('error', onError);
-        slot.worker.off('exit', onExit);
-        if (keep) this.slots.release(slot);
-        else this.slots.discard(slot);
-        if (error) reject(error);
-        else resolve(result!);
-      };
-      const timer = setTimeout(
-        () =>
-          finish(
-            new InvalidInputError(
-              `the file took longer than ${timeoutMs / 1000} s to read; it cannot be previewed`,
-            ),
-            undefined,
-            false,
-          ),
-        timeoutMs,
-      );
-      const onMessage = (message: FromWorker) => {
-        if (message.id !== id) return;
-        if (message.type === 'done') finish(undefined, message.result);
-        else if (message.type === 'failed')
-          finish(
-            new InvalidInputError(`the file cannot be previewed: ${message.message}`, { param: 'path' }),
-          );
-        else void this.answerRead(slot.worker, file, message);
-      };
-      const onError = (error: Error) => {
-        const memory = /ERR_WORKER_OUT_OF_MEMORY/.test(String((error as NodeJS.ErrnoException).code));
-        finish(
-          new InvalidInputError(
-            memory
-              ? `the file needs more than ${memoryMb} MiB to read; it cannot be previewed`
-              : `the file cannot be previewed: ${error.message}`,
-            { param: 'path' },
-          ),
-          undefined,
-          false,
-        );
-      };
-      const onExit = () => finish(new Error('the preview worker stopped'), undefined, false);
-      slot.worker.on('message', onMessage);
-      slot.worker.on('error', onError);
-      slot.worker.on('exit', onExit);
-      slot.worker.postMessage({ type: 'job', id, job } satisfies ToWorker);
+    const unreadable = (reason: string) =>
+      new InvalidInputError(`the file ${reason}; it cannot be previewed`, { param: 'path' });
+    return this.slots.job<PreviewJobResult, FromWorker>({
+      timeoutMs,
+      post: (worker, id) => worker.postMessage({ type: 'job', id, job } satisfies ToWorker),
+      read: (message, worker) => {
+        if (message.type === 'done') return { result: message.result };
+        if (message.type === 'failed')
+          return {
+            error: new InvalidInputError(`the file cannot be previewed: ${message.message}`, {
+              param: 'path',
+            }),
+          };
+        void this.answerRead(worker, file, message);
+        return undefined;
+      },
+      timedOut: () => unreadable(`took longer than ${timeoutMs / 1000} s to read`),
+      crashed: (error, outOfMemory) =>
+        outOfMemory
+          ? unreadable(`needs more than ${memoryMb} MiB to read`)
+          : new InvalidInputError(`the file cannot be previewed: ${error.message}`, { param: 'path' }),
+      exited: () => new Error('the preview worker stopped'),
     });
   }
 
