@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readdir, rm, stat, statfs, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { InvalidInputError, NotFoundError, PayloadTooLargeError } from '../../src/errors/index.ts';
 import {
   LoopWorkspaceStore,
+  SANDBOX_UID,
   WorkspaceFileExistsError,
   WorkspaceUnavailableError,
   workspacePathParts,
@@ -154,6 +155,66 @@ describe('a closed loop workspace store', () => {
       await assert.rejects(store.create(), /workspace store is closed/);
       assert.deepEqual(await mountsUnder(root), [], 'and nothing was mounted again');
     } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('loop workspaces copied from one formatted template', () => {
+  /** The ext4 UUID in an image's superblock (1024 + 104): mkfs makes a new one each time. */
+  const uuidOf = async (image: string) => {
+    const handle = await open(image, 'r');
+    try {
+      const { buffer } = await handle.read(Buffer.alloc(16), 0, 16, 1024 + 104);
+      return buffer.toString('hex');
+    } finally {
+      await handle.close();
+    }
+  };
+
+  test('each is the same empty filesystem with its quota, sparse, and its own; the template goes at close', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'analyst-ws-template-'));
+    const store = await LoopWorkspaceStore.create({ root, quotaBytes: 16 * 1024 * 1024, quotaFiles: 2000 });
+    try {
+      const [a, b] = [await store.create(), await store.create()];
+      await Promise.all([a.ready(), b.ready()]);
+      const templates = (await readdir(root)).filter((n) => n.startsWith('.template-'));
+      assert.equal(templates.length, 1, 'one template');
+      const images = [a, b].map((w) => join(root, `${w.id}.img`));
+      const uuids = await Promise.all([...images, join(root, templates[0]!)].map(uuidOf));
+      assert.equal(new Set(uuids).size, 1, 'copies of the template, not formatted one by one');
+      for (const [i, workspace] of [a, b].entries()) {
+        const point = join(root, workspace.id);
+        const fs = await statfs(point);
+        assert.ok(fs.files >= 1900 && fs.files < 4000, `${fs.files} inodes (2000 asked; ext4 rounds per group)`);
+        assert.ok(fs.blocks * fs.bsize >= 15 * 1024 * 1024, `${fs.blocks * fs.bsize} bytes`);
+        assert.deepEqual(await readdir(point), [], 'empty');
+        assert.equal((await stat(point)).uid, SANDBOX_UID, "the sandbox user's");
+        const image = await stat(images[i]!);
+        assert.ok(image.blocks * 512 < image.size / 4, 'the holes stayed holes');
+      }
+      await a.write('only-a.txt', Buffer.from('a'));
+      assert.deepEqual(await b.list(), [], 'one write, one workspace');
+      await Promise.all([a, b].map((w) => store.destroy(w.id)));
+    } finally {
+      await store.close();
+    }
+    assert.deepEqual(
+      (await readdir(root)).filter((n) => n.startsWith('.template-')),
+      [],
+      'close removes the template',
+    );
+    await rm(root, { recursive: true, force: true });
+  });
+
+  test('a template a killed process left is removed at start', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'analyst-ws-template-'));
+    await writeFile(join(root, '.template-1-abc.img'), 'left behind');
+    const store = await LoopWorkspaceStore.create({ root, quotaBytes: 16 * 1024 * 1024, quotaFiles: 2000 });
+    try {
+      assert.ok(!existsSync(join(root, '.template-1-abc.img')));
+    } finally {
+      await store.close();
       await rm(root, { recursive: true, force: true });
     }
   });

@@ -18,10 +18,45 @@ export interface MountOutcome {
 // workspace (mkfs, mount). The helper is small, and its subprocess uses vfork. Binds and
 // unmounts are mount(2) and umount2(2) through libc: no program at all.
 const HELPER = `
-import ctypes, json, os, subprocess, sys, threading
+import ctypes, errno as errnos, json, os, subprocess, sys, threading
 libc = ctypes.CDLL(None, use_errno=True)
 MS_BIND, MNT_DETACH = 4096, 2
 lock = threading.Lock()
+
+def copy_sparse(source, target, max_bytes):
+    # Only the data extents are copied (SEEK_DATA/SEEK_HOLE): the holes stay holes.
+    src = os.open(source, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        dst = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        try:
+            size = os.fstat(src).st_size
+            os.ftruncate(dst, size)
+            offset, copied = 0, 0
+            while offset < size:
+                try:
+                    start = os.lseek(src, offset, os.SEEK_DATA)
+                except OSError as error:
+                    if error.errno == errnos.ENXIO:
+                        break
+                    raise
+                end = os.lseek(src, start, os.SEEK_HOLE)
+                copied += end - start
+                if copied > max_bytes:
+                    raise ValueError("more than %d bytes of data: not a sparse template" % max_bytes)
+                while start < end:
+                    chunk = os.pread(src, min(1 << 20, end - start), start)
+                    if not chunk:
+                        raise ValueError("the template shrank while it was copied")
+                    os.pwrite(dst, chunk, start)
+                    start += len(chunk)
+                offset = end
+        except BaseException:
+            os.close(dst)
+            os.unlink(target)
+            raise
+        os.close(dst)
+    finally:
+        os.close(src)
 
 def answer(request):
     reply = {"id": request["id"]}
@@ -32,6 +67,8 @@ def answer(request):
             code = done.returncode
             reply["code"] = code if code >= 0 else 128 - code
             reply["stderr"] = done.stderr[-65536:].decode("utf-8", "replace")
+        elif request["op"] == "copy_sparse":
+            copy_sparse(request["source"], request["target"], request["max_bytes"])
         else:
             target = request["target"].encode()
             if request["op"] == "bind":
@@ -56,7 +93,8 @@ for line in sys.stdin:
 type Request =
   | { op: 'bind'; source: string; target: string }
   | { op: 'unmount'; target: string; lazy?: boolean }
-  | { op: 'run'; argv: string[]; env: Record<string, string>; timeout_s: number };
+  | { op: 'run'; argv: string[]; env: Record<string, string>; timeout_s: number }
+  | { op: 'copy_sparse'; source: string; target: string; max_bytes: number };
 type Reply = { id?: number; error?: string; code?: number; stderr?: string };
 
 export interface HostHelperPrograms {
@@ -113,6 +151,18 @@ export class HostHelper {
     const reply = await this.call({ op: 'unmount', target, lazy }, () =>
       this.viaProgram(this.programs.umount, lazy ? ['-l', target] : [target]),
     );
+    return reply.error ? { error: reply.error } : {};
+  }
+
+  /**
+   * Copies a sparse file's data extents to `target` (made, mode 0600; never a file already
+   * there), keeping its holes; refuses a source with more than `maxBytes` of data. Without
+   * the helper there is no such copy: the outcome is an error, and the caller does without.
+   */
+  async copySparse(source: string, target: string, maxBytes: number): Promise<MountOutcome> {
+    const reply = await this.call({ op: 'copy_sparse', source, target, max_bytes: maxBytes }, async () => ({
+      error: 'no host helper',
+    }));
     return reply.error ? { error: reply.error } : {};
   }
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { NotFoundError } from '../../errors/index.ts';
 import { WorkspaceUnavailableError } from '../errors/workspace-unavailable-error.ts';
 import type { Workspace, WorkspaceStore } from '../workspace.ts';
+import { ImageTemplate } from './image-template.ts';
 import { LocalWorkspace, SANDBOX_GID, SANDBOX_UID } from './local-workspace.ts';
 import { PendingWorkspace } from './pending-workspace.ts';
 import { findProgram, mountPoints, runCommand } from './system-commands.ts';
@@ -72,6 +73,7 @@ export class LoopWorkspaceStore implements WorkspaceStore {
   private spareTimer: NodeJS.Timeout | undefined;
   private readonly sparesTarget: number;
   private closed = false;
+  private readonly template: ImageTemplate;
 
   private constructor(
     private readonly options: LoopWorkspaceOptions,
@@ -80,6 +82,9 @@ export class LoopWorkspaceStore implements WorkspaceStore {
     this.quotaBytes = options.quotaBytes ?? DEFAULT_QUOTA_BYTES;
     this.quotaFiles = options.quotaFiles ?? DEFAULT_QUOTA_FILES;
     this.sparesTarget = options.shared ? 0 : Math.max(0, Math.floor(options.spares ?? 0));
+    this.template = new ImageTemplate(options.root, this.imageBytes(), (image) =>
+      this.mkfs(image, this.quotaFiles, this.journalMb()),
+    );
   }
 
   /** A store on `root`, or WorkspaceUnavailableError saying why this host cannot have one. */
@@ -93,7 +98,10 @@ export class LoopWorkspaceStore implements WorkspaceStore {
       umount: findProgram('umount')!,
     });
     await store.rehearse();
-    if (!options.shared) await store.destroyLeftoverSpares();
+    if (!options.shared) {
+      await store.destroyLeftoverSpares();
+      await ImageTemplate.removeLeftovers(options.root);
+    }
     store.refillSpares();
     return store;
   }
@@ -196,16 +204,27 @@ export class LoopWorkspaceStore implements WorkspaceStore {
     }
   }
 
+  /** The journal grows with the quota (4–32 MiB). */
+  private journalMb(): number {
+    return Math.max(4, Math.min(32, Math.round(this.quotaBytes / 32 / MIB)));
+  }
+
+  /** An image holds the files, their inodes and the journal. */
+  private imageBytes(): number {
+    return this.quotaBytes + this.quotaFiles * INODE_BYTES + (this.journalMb() + 2) * MIB;
+  }
+
   private async make(id: string): Promise<Workspace> {
     const image = this.imagePath(id);
-    // The journal grows with the quota (4–32 MiB); the image holds files, inodes and journal.
-    const journalMb = Math.max(4, Math.min(32, Math.round(this.quotaBytes / 32 / MIB)));
-    const bytes = this.quotaBytes + this.quotaFiles * INODE_BYTES + (journalMb + 2) * MIB;
+    const journalMb = this.journalMb();
+    const bytes = this.imageBytes();
     try {
-      const handle = await open(image, 'wx', 0o600);
-      await handle.truncate(bytes); // sparse: takes no disk until written
-      await handle.close();
-      await this.mkfs(image, this.quotaFiles, journalMb);
+      if (!(await this.template.copyTo(image))) {
+        const handle = await open(image, 'wx', 0o600);
+        await handle.truncate(bytes); // sparse: takes no disk until written
+        await handle.close();
+        await this.mkfs(image, this.quotaFiles, journalMb);
+      }
       await this.mountImage(id);
     } catch (error) {
       await this.removeImage(id).catch(() => {});
@@ -248,6 +267,7 @@ export class LoopWorkspaceStore implements WorkspaceStore {
     clearTimeout(this.spareTimer);
     await Promise.allSettled([...this.mounting.values()]);
     for (const id of this.spares.splice(0)) await this.destroySpare(id);
+    await this.template.remove();
     if (this.options.shared) {
       this.mounted.clear();
       return;

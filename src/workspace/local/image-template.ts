@@ -1,0 +1,64 @@
+import { randomBytes } from 'node:crypto';
+import { open, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { hostHelper } from './system-commands.ts';
+
+/** A formatted, empty image holds well under this much data (about 0.7 MB at 1 GiB). */
+const MAX_TEMPLATE_DATA_BYTES = 64 * 1024 * 1024;
+const PREFIX = '.template-';
+
+/**
+ * One formatted, empty workspace image per store, copied for each new workspace instead of
+ * running mkfs.ext4 again: the copy takes only the image's data extents (its holes stay
+ * holes) and runs in the host helper, no program started. mkfs.ext4 cost ~20 ms of CPU per
+ * workspace here, a fifth of the machine when 200 threads start at once. A copy is the same
+ * filesystem (size, inodes, journal, owner); only its UUID and hash seed are shared, and
+ * nothing reads those. Where there is no helper, or the copy fails, the caller formats
+ * the image itself.
+ */
+export class ImageTemplate {
+  private made: Promise<string | undefined> | undefined;
+
+  constructor(
+    private readonly root: string,
+    private readonly bytes: number,
+    /** Formats an image (mkfs.ext4 with the store's quota). */
+    private readonly format: (image: string) => Promise<void>,
+  ) {}
+
+  /** Templates a killed process left in `root` (never another live replica's: `shared` stores keep theirs). */
+  static async removeLeftovers(root: string): Promise<void> {
+    for (const name of await readdir(root))
+      if (name.startsWith(PREFIX)) await rm(join(root, name), { force: true });
+  }
+
+  /** Makes `image` as a copy of the template; false when there is none (the caller formats it). */
+  async copyTo(image: string): Promise<boolean> {
+    const template = await this.ready();
+    if (!template) return false;
+    return !(await hostHelper().copySparse(template, image, MAX_TEMPLATE_DATA_BYTES)).error;
+  }
+
+  async remove(): Promise<void> {
+    const template = await this.made;
+    this.made = Promise.resolve(undefined);
+    if (template) await rm(template, { force: true });
+  }
+
+  private ready(): Promise<string | undefined> {
+    this.made ??= (async () => {
+      const path = join(this.root, `${PREFIX}${process.pid}-${randomBytes(6).toString('hex')}.img`);
+      try {
+        const handle = await open(path, 'wx', 0o600);
+        await handle.truncate(this.bytes);
+        await handle.close();
+        await this.format(path);
+        return path;
+      } catch {
+        await rm(path, { force: true });
+        return undefined; // every workspace is formatted on its own, as before
+      }
+    })();
+    return this.made;
+  }
+}
