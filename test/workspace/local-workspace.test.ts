@@ -196,15 +196,16 @@ describe('loop workspaces copied from one formatted template', () => {
       await a.write('only-a.txt', Buffer.from('a'));
       assert.deepEqual(await b.list(), [], 'one write, one workspace');
       await Promise.all([a, b].map((w) => store.destroy(w.id)));
+      await store.close();
+      assert.deepEqual(
+        (await readdir(root)).filter((n) => n.startsWith('.template-')),
+        [],
+        'close removes the template',
+      );
     } finally {
       await store.close();
+      await rm(root, { recursive: true, force: true });
     }
-    assert.deepEqual(
-      (await readdir(root)).filter((n) => n.startsWith('.template-')),
-      [],
-      'close removes the template',
-    );
-    await rm(root, { recursive: true, force: true });
   });
 
   test('a template a killed process left is removed at start', async () => {
