@@ -186,7 +186,10 @@ describe('loop workspaces copied from one formatted template', () => {
       for (const [i, workspace] of [a, b].entries()) {
         const point = join(root, workspace.id);
         const fs = await statfs(point);
-        assert.ok(fs.files >= 1900 && fs.files < 4000, `${fs.files} inodes (2000 asked; ext4 rounds per group)`);
+        assert.ok(
+          fs.files >= 1900 && fs.files < 4000,
+          `${fs.files} inodes (2000 asked; ext4 rounds per group)`,
+        );
         assert.ok(fs.blocks * fs.bsize >= 15 * 1024 * 1024, `${fs.blocks * fs.bsize} bytes`);
         assert.deepEqual(await readdir(point), [], 'empty');
         assert.equal((await stat(point)).uid, SANDBOX_UID, "the sandbox user's");
