@@ -1,6 +1,5 @@
 import { Agent, request } from 'node:http';
-import type { StreamRun } from './timed-stream.ts';
-import { sentAt } from './timed-upstream.ts';
+import { StreamRecorder, type StreamRun } from './timed-stream.ts';
 
 /**
  * The same timed chat as `timedStream`, read with node:http and a line splitter instead of
@@ -14,7 +13,7 @@ const agent = new Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY 
 export function leanStream(baseUrl: string, model: string, message: string): Promise<StreamRun> {
   const url = new URL(`${baseUrl}/chat/completions`);
   const body = JSON.stringify({ model, messages: [{ role: 'user', content: message }], stream: true });
-  const requested = performance.now();
+  const recorder = new StreamRecorder(); // from the request's send, as timedStream
   return new Promise((resolve, reject) => {
     const req = request(
       url,
@@ -33,11 +32,6 @@ export function leanStream(baseUrl: string, model: string, message: string): Pro
           reject(new Error(`HTTP ${res.statusCode}`));
           return;
         }
-        const latenciesMs: number[] = [];
-        const arrivals: number[] = [];
-        let contentChunks = 0;
-        let untimedText = '';
-        let status: string | undefined;
         let rest = '';
         let done = false;
         res.setEncoding('utf8');
@@ -52,21 +46,7 @@ export function leanStream(baseUrl: string, model: string, message: string): Pro
               done = true;
               continue;
             }
-            const chunk = JSON.parse(data) as {
-              choices?: Array<{ delta?: { content?: string } }>;
-              analyst?: { status?: string };
-            };
-            const content = chunk.choices?.[0]?.delta?.content;
-            if (content) {
-              contentChunks += 1;
-              const sent = sentAt(content);
-              if (sent === undefined) untimedText += content;
-              else {
-                latenciesMs.push(at - sent);
-                arrivals.push(at);
-              }
-            }
-            if (chunk.analyst?.status) status = chunk.analyst.status;
+            recorder.add(JSON.parse(data), at);
           }
         });
         res.on('error', reject);
@@ -75,18 +55,7 @@ export function leanStream(baseUrl: string, model: string, message: string): Pro
             reject(new Error('the stream ended without [DONE]'));
             return;
           }
-          const ended = performance.now();
-          const first = arrivals[0] ?? Number.NaN;
-          const last = arrivals[arrivals.length - 1] ?? Number.NaN;
-          resolve({
-            latenciesMs,
-            chunksPerSecond: ((arrivals.length - 1) * 1000) / (last - first),
-            contentChunks,
-            firstChunkMs: first - requested,
-            tailMs: ended - last,
-            untimedText,
-            status,
-          });
+          resolve(recorder.finish());
         });
       },
     );

@@ -31,6 +31,50 @@ export function openaiClient(baseURL: string): OpenAI {
   });
 }
 
+/** The streamed chunks as a client saw them, made into a StreamRun (whichever client read them). */
+export class StreamRecorder {
+  private readonly latenciesMs: number[] = [];
+  private readonly arrivals: number[] = [];
+  private contentChunks = 0;
+  private untimedText = '';
+  private status: string | undefined;
+  private readonly requested = performance.now();
+
+  /** One parsed chunk, handed over at `at`. */
+  add(
+    chunk: { choices?: Array<{ delta?: { content?: string | null } }>; analyst?: { status?: string } },
+    at: number,
+  ) {
+    const text = chunk.choices?.[0]?.delta?.content;
+    if (text) {
+      this.contentChunks += 1;
+      const sent = sentAt(text);
+      if (sent === undefined) this.untimedText += text;
+      else {
+        this.latenciesMs.push(at - sent);
+        this.arrivals.push(at);
+      }
+    }
+    if (chunk.analyst?.status) this.status = chunk.analyst.status;
+  }
+
+  /** The run, once its end ([DONE]) was read. */
+  finish(): StreamRun {
+    const ended = performance.now();
+    const first = this.arrivals[0] ?? Number.NaN;
+    const last = this.arrivals[this.arrivals.length - 1] ?? Number.NaN;
+    return {
+      latenciesMs: this.latenciesMs,
+      chunksPerSecond: ((this.arrivals.length - 1) * 1000) / (last - first),
+      contentChunks: this.contentChunks,
+      firstChunkMs: first - this.requested,
+      tailMs: ended - last,
+      untimedText: this.untimedText,
+      status: this.status,
+    };
+  }
+}
+
 /** One streamed chat, timed chunk by chunk as the `openai` client hands the chunks over. */
 export async function timedStream(
   client: OpenAI,
@@ -38,44 +82,14 @@ export async function timedStream(
   chunks: number,
   gapMs: number,
 ): Promise<StreamRun> {
-  const latenciesMs: number[] = [];
-  const arrivals: number[] = [];
-  let contentChunks = 0;
-  let untimedText = '';
-  let status: string | undefined;
-  const requested = performance.now();
+  const recorder = new StreamRecorder();
   const stream = await client.chat.completions.create({
     model,
     messages: [{ role: 'user', content: planMessage(chunks, gapMs) }],
     stream: true,
   });
-  for await (const chunk of stream) {
-    const at = performance.now();
-    const text = chunk.choices[0]?.delta?.content;
-    if (text) {
-      contentChunks += 1;
-      const sent = sentAt(text);
-      if (sent === undefined) untimedText += text;
-      else {
-        latenciesMs.push(at - sent);
-        arrivals.push(at);
-      }
-    }
-    const analyst = (chunk as { analyst?: { status?: string } }).analyst;
-    if (analyst?.status) status = analyst.status;
-  }
-  const ended = performance.now();
-  const first = arrivals[0] ?? Number.NaN;
-  const last = arrivals[arrivals.length - 1] ?? Number.NaN;
-  return {
-    latenciesMs,
-    chunksPerSecond: ((arrivals.length - 1) * 1000) / (last - first),
-    contentChunks,
-    firstChunkMs: first - requested,
-    tailMs: ended - last,
-    untimedText,
-    status,
-  };
+  for await (const chunk of stream) recorder.add(chunk, performance.now());
+  return recorder.finish();
 }
 
 /**
