@@ -1,6 +1,6 @@
-import type { Worker } from 'node:worker_threads';
+import { Worker } from 'node:worker_threads';
 
-export interface WorkerSlot {
+interface WorkerSlot {
   worker: Worker;
   busy: boolean;
 }
@@ -37,10 +37,21 @@ export class WorkerSlots {
   mostAtOnce = 0;
 
   constructor(
-    readonly limit: number,
-    private readonly spawnWorker: () => Worker,
-    private readonly name: string,
+    private readonly options: {
+      /** Workers at most. */
+      limit: number;
+      /** The worker's module. */
+      script: URL;
+      /** Each worker's heap. */
+      memoryMb: number;
+      /** Named in errors ("the report workers are closed"). */
+      name: string;
+    },
   ) {}
+
+  get limit(): number {
+    return this.options.limit;
+  }
 
   /**
    * Runs one job on a worker: its result, or its error. A job over its time, or whose worker
@@ -87,14 +98,14 @@ export class WorkerSlots {
     });
   }
 
-  acquire(): Promise<WorkerSlot> {
-    if (this.closed) return Promise.reject(new Error(`the ${this.name} workers are closed`));
+  private acquire(): Promise<WorkerSlot> {
+    if (this.closed) return Promise.reject(new Error(`the ${this.options.name} workers are closed`));
     const idle = this.slots.find((s) => !s.busy);
     if (idle) {
       idle.busy = true;
       return Promise.resolve(idle);
     }
-    if (this.slots.length < this.limit) {
+    if (this.slots.length < this.options.limit) {
       const slot: WorkerSlot = { worker: this.spawn(), busy: true };
       this.slots.push(slot);
       this.mostAtOnce = Math.max(this.mostAtOnce, this.slots.length);
@@ -103,12 +114,12 @@ export class WorkerSlots {
     return new Promise((resolve) => this.waiting.push(() => resolve(this.acquire())));
   }
 
-  release(slot: WorkerSlot): void {
+  private release(slot: WorkerSlot): void {
     slot.busy = false;
     this.waiting.shift()?.();
   }
 
-  discard(slot: WorkerSlot): void {
+  private discard(slot: WorkerSlot): void {
     const at = this.slots.indexOf(slot);
     if (at !== -1) this.slots.splice(at, 1);
     void slot.worker.terminate();
@@ -121,7 +132,11 @@ export class WorkerSlots {
   }
 
   private spawn(): Worker {
-    const worker = this.spawnWorker();
+    const worker = new Worker(this.options.script, {
+      resourceLimits: { maxOldGenerationSizeMb: this.options.memoryMb, maxYoungGenerationSizeMb: 32 },
+      stdout: false,
+      stderr: true,
+    });
     this.started += 1;
     worker.unref();
     // A job's errors are handled by its own listeners.

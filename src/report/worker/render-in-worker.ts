@@ -1,9 +1,8 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
 import { WorkerSlots } from '../../workers/worker-slots.ts';
 import type { RenderedDocuments } from '../documents.ts';
 import { ReportRenderError } from '../errors/report-render-error.ts';
-import type { FromRenderWorker, RenderJob } from './render-worker.ts';
+import type { FromRenderWorker, RenderJob, ToRenderWorker } from './render-worker.ts';
 
 export interface RenderWorkerOptions {
   /** Heap of each rendering thread. Default 256 MiB. */
@@ -27,27 +26,24 @@ export interface RenderWorkerOptions {
 export class RenderWorkers {
   readonly slots: WorkerSlots;
 
+  private readonly memoryMb: number;
+
   constructor(private readonly options: RenderWorkerOptions = {}) {
-    const memoryMb = options.memoryMb ?? 256;
-    this.slots = new WorkerSlots(
-      options.workers ?? Math.max(1, availableParallelism()),
-      () =>
-        new Worker(new URL('./render-worker.mjs', import.meta.url), {
-          resourceLimits: { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: 32 },
-          stdout: false,
-          stderr: true,
-        }),
-      'report',
-    );
+    this.memoryMb = options.memoryMb ?? 256;
+    this.slots = new WorkerSlots({
+      limit: options.workers ?? Math.max(1, availableParallelism()),
+      script: new URL('./render-worker.mjs', import.meta.url),
+      memoryMb: this.memoryMb,
+      name: 'report',
+    });
   }
 
   /** `timeoutMs`: this report's time, instead of the workers' default. */
   render(job: RenderJob, timeoutMs = this.options.timeoutMs ?? 60_000): Promise<RenderedDocuments> {
-    const memoryMb = this.options.memoryMb ?? 256;
     return this.slots.job<RenderedDocuments, FromRenderWorker>({
       timeoutMs,
       // Cloned, not transferred: the caller may render the same files again (images linked).
-      post: (worker, id) => worker.postMessage({ id, job }),
+      post: (worker, id) => worker.postMessage({ id, job } satisfies ToRenderWorker),
       read: (message) =>
         'documents' in message
           ? { result: message.documents }
@@ -56,7 +52,7 @@ export class RenderWorkers {
       crashed: (error, outOfMemory) =>
         new ReportRenderError(
           outOfMemory
-            ? `the report needs more than ${memoryMb} MiB to make`
+            ? `the report needs more than ${this.memoryMb} MiB to make`
             : `the report could not be made: ${error.message}`,
           { cause: error },
         ),

@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { InvalidInputError } from '../../errors/index.ts';
 import { WorkerSlots } from '../../workers/worker-slots.ts';
 import type { FileSource } from './preview.ts';
@@ -30,17 +30,12 @@ export class PreviewWorkers {
   private readonly slots: WorkerSlots;
 
   constructor(private readonly options: PreviewWorkerOptions = {}) {
-    const memoryMb = options.memoryMb ?? 256;
-    this.slots = new WorkerSlots(
-      options.workers ?? 2,
-      () =>
-        new Worker(new URL('./preview-worker.mjs', import.meta.url), {
-          resourceLimits: { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: 32 },
-          stdout: false,
-          stderr: true,
-        }),
-      'preview',
-    );
+    this.slots = new WorkerSlots({
+      limit: options.workers ?? 2,
+      script: new URL('./preview-worker.mjs', import.meta.url),
+      memoryMb: options.memoryMb ?? 256,
+      name: 'preview',
+    });
   }
 
   run(job: PreviewJob, file: FileSource | undefined): Promise<PreviewJobResult> {
