@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { open, readdir, rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { hostHelper } from './system-commands.ts';
 
@@ -21,8 +21,7 @@ export class ImageTemplate {
 
   constructor(
     private readonly root: string,
-    private readonly bytes: number,
-    /** Formats an image (mkfs.ext4 with the store's quota). */
+    /** Makes a new image with an empty filesystem of the store's quota. */
     private readonly format: (image: string) => Promise<void>,
   ) {}
 
@@ -49,9 +48,6 @@ export class ImageTemplate {
     this.made ??= (async () => {
       const path = join(this.root, `${PREFIX}${process.pid}-${randomBytes(6).toString('hex')}.img`);
       try {
-        const handle = await open(path, 'wx', 0o600);
-        await handle.truncate(this.bytes);
-        await handle.close();
         await this.format(path);
         return path;
       } catch {

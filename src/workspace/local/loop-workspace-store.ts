@@ -82,9 +82,7 @@ export class LoopWorkspaceStore implements WorkspaceStore {
     this.quotaBytes = options.quotaBytes ?? DEFAULT_QUOTA_BYTES;
     this.quotaFiles = options.quotaFiles ?? DEFAULT_QUOTA_FILES;
     this.sparesTarget = options.shared ? 0 : Math.max(0, Math.floor(options.spares ?? 0));
-    this.template = new ImageTemplate(options.root, this.imageBytes(), (image) =>
-      this.mkfs(image, this.quotaFiles, this.journalMb()),
-    );
+    this.template = new ImageTemplate(options.root, (image) => this.formatImage(image));
   }
 
   /** A store on `root`, or WorkspaceUnavailableError saying why this host cannot have one. */
@@ -204,27 +202,22 @@ export class LoopWorkspaceStore implements WorkspaceStore {
     }
   }
 
-  /** The journal grows with the quota (4–32 MiB). */
-  private journalMb(): number {
-    return Math.max(4, Math.min(32, Math.round(this.quotaBytes / 32 / MIB)));
-  }
-
-  /** An image holds the files, their inodes and the journal. */
-  private imageBytes(): number {
-    return this.quotaBytes + this.quotaFiles * INODE_BYTES + (this.journalMb() + 2) * MIB;
+  /**
+   * A new sparse image (it takes no disk until written) with an empty filesystem of the
+   * store's quota; the journal grows with the quota (4–32 MiB).
+   */
+  private async formatImage(image: string): Promise<void> {
+    const journalMb = Math.max(4, Math.min(32, Math.round(this.quotaBytes / 32 / MIB)));
+    const handle = await open(image, 'wx', 0o600);
+    await handle.truncate(this.quotaBytes + this.quotaFiles * INODE_BYTES + (journalMb + 2) * MIB);
+    await handle.close();
+    await this.mkfs(image, this.quotaFiles, journalMb);
   }
 
   private async make(id: string): Promise<Workspace> {
     const image = this.imagePath(id);
-    const journalMb = this.journalMb();
-    const bytes = this.imageBytes();
     try {
-      if (!(await this.template.copyTo(image))) {
-        const handle = await open(image, 'wx', 0o600);
-        await handle.truncate(bytes); // sparse: takes no disk until written
-        await handle.close();
-        await this.mkfs(image, this.quotaFiles, journalMb);
-      }
+      if (!(await this.template.copyTo(image))) await this.formatImage(image);
       await this.mountImage(id);
     } catch (error) {
       await this.removeImage(id).catch(() => {});

@@ -59,16 +59,9 @@ export async function mountPoints(): Promise<Set<string>> {
   const text = await readFile('/proc/self/mountinfo', 'utf8').catch(() => '');
   const points = new Set<string>();
   // Called for each workspace mounted or unmounted, with hundreds of mounts in the table:
-  // the fifth field is found by position, and decoded only when it has an escape.
+  // a mount point is decoded only when it has an escape.
   for (const line of text.split('\n')) {
-    let at = -1;
-    for (let i = 0; i < 4; i++) {
-      at = line.indexOf(' ', at + 1);
-      if (at === -1) break;
-    }
-    if (at === -1) continue;
-    const end = line.indexOf(' ', at + 1);
-    const field = line.slice(at + 1, end === -1 ? undefined : end);
+    const field = line.split(' ', 5)[4];
     if (!field) continue;
     points.add(
       field.includes('\\')
