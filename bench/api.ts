@@ -1,5 +1,4 @@
 import { fork } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +13,7 @@ import { OPEN_MODE_OWNER } from '../src/server/auth.ts';
 import { loadServerConfig } from '../src/server/config.ts';
 import { createService, type Service } from '../src/server/service.ts';
 import { closedLoop } from './closed-loop.ts';
+import { cpuAccounting } from './cpu-accounting.ts';
 import type { PeerMessage, StreamRequest } from './relay-peer.ts';
 import { round, sleep, summarise } from './stats.ts';
 import { checkedStream, openaiClient, type StreamRun } from './timed-stream.ts';
@@ -320,10 +320,7 @@ interface ConcurrentFigures {
 async function concurrentBench(prefix: string, stream: () => Promise<StreamRun>): Promise<ConcurrentFigures> {
   const loop = monitorEventLoopDelay({ resolution: 1 });
   loop.enable();
-  const cpuBefore = process.cpuUsage();
-  const schedBefore = mainThreadSchedule();
-  const peerBefore = processCpuMs(relayPeerPid);
-  const machineBefore = machineTicks();
+  const cpuSince = cpuAccounting(relayPeerPid);
   const started = performance.now();
   const outcomes = await Promise.allSettled(
     Array.from({ length: CONCURRENT }, async () => {
@@ -333,10 +330,7 @@ async function concurrentBench(prefix: string, stream: () => Promise<StreamRun>)
     }),
   );
   const wallMs = performance.now() - started;
-  const cpu = process.cpuUsage(cpuBefore);
-  const schedAfter = mainThreadSchedule();
-  const peerCpuMs = processCpuMs(relayPeerPid) - peerBefore;
-  const machine = machineTicks().map((ticks, i) => ticks - (machineBefore[i] ?? 0));
+  const cpu = cpuSince();
   loop.disable();
   const ok = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
   const failures = outcomes.flatMap((o) => (o.status === 'rejected' ? [String(o.reason)] : []));
@@ -360,17 +354,7 @@ async function concurrentBench(prefix: string, stream: () => Promise<StreamRun>)
     first_chunk_p95_ms: firstChunk.p95_ms,
     event_loop_delay_max_ms: round(loop.max / 1e6, 1),
     event_loop_delay_p99_ms: round(loop.percentile(99) / 1e6, 1),
-    // This process, every thread (split sections: the server and its report workers alone).
-    process_cpu_ms: round((cpu.user + cpu.system) / 1000, 0),
-    // The event loop's thread: time it ran, and time it was ready but had no core.
-    main_thread_on_cpu_ms: round((schedAfter.onCpuMs ?? Number.NaN) - (schedBefore.onCpuMs ?? Number.NaN), 0),
-    main_thread_waiting_for_cpu_ms: round(
-      (schedAfter.waitingMs ?? Number.NaN) - (schedBefore.waitingMs ?? Number.NaN),
-      0,
-    ),
-    relay_peer_cpu_ms: round(peerCpuMs, 0),
-    // Every core of the machine: the share of their time anything ran (not idle or iowait).
-    machine_busy_pct: round((100 * (sum(machine) - (machine[3] ?? 0) - (machine[4] ?? 0))) / sum(machine), 0),
+    ...cpu,
   };
   emit({
     name: `${prefix}_chats`,
@@ -379,40 +363,6 @@ async function concurrentBench(prefix: string, stream: () => Promise<StreamRun>)
     first_errors: [...new Set(failures)].slice(0, 3),
   });
   return figures;
-}
-
-const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
-
-/** The cumulative tick counts of /proc/stat's `cpu` line (user, nice, system, idle, iowait, …). */
-function machineTicks(): number[] {
-  try {
-    return readFileSync('/proc/stat', 'utf8').split('\n')[0]!.split(/\s+/).slice(1).map(Number);
-  } catch {
-    return [];
-  }
-}
-
-/** A process's CPU time so far (user + system), in ms; NaN when unknown. */
-function processCpuMs(pid: number | undefined): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * (1000 / 100); // USER_HZ is 100 on Linux
-  } catch {
-    return Number.NaN;
-  }
-}
-
-/** The main thread's run time and run-queue wait so far (Linux schedstat), in ms. */
-function mainThreadSchedule(): { onCpuMs?: number; waitingMs?: number } {
-  try {
-    const [onCpu, waiting] = readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8')
-      .split(' ')
-      .map(Number);
-    return { onCpuMs: onCpu! / 1e6, waitingMs: waiting! / 1e6 };
-  } catch {
-    return {};
-  }
 }
 
 async function filesBench(url: string, analyst: OpenAI) {
