@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -78,6 +79,57 @@ describe('the host helper: programs and bind mounts without forking the server',
     });
   }
 
+  for (const [kind, make] of kinds) {
+    test(`${kind}: a loop mount has its flags and its own loop device, gone with the unmount; errors are clear`, async () => {
+      const calls = make();
+      const image = join(root, `loop-${kind.length}.img`);
+      const point = join(root, `loop-${kind.length}`);
+      await mkdir(point);
+      execFileSync('truncate', ['-s', '16M', image]);
+      execFileSync('mkfs.ext4', ['-q', '-F', '-N', '1000', image]);
+      const devicesBefore = loopDevicesOn(image);
+      try {
+        const many = await Promise.all(
+          Array.from({ length: 8 }, async (_, i) => {
+            const each = join(root, `many-${kind.length}-${i}`);
+            await mkdir(each);
+            execFileSync('cp', ['--sparse=always', image, `${each}.img`]);
+            return { each, outcome: await calls.mountLoop(`${each}.img`, each, ['nosuid', 'nodev']) };
+          }),
+        );
+        for (const { outcome } of many) assert.deepEqual(outcome, {});
+        assert.equal(new Set(many.map(({ each }) => loopDevicesOn(`${each}.img`)[0])).size, 8, 'a device each');
+        for (const { each } of many) assert.deepEqual(await calls.unmount(each), {});
+
+        assert.deepEqual(await calls.mountLoop(image, point, ['nosuid', 'nodev', 'nosymfollow', 'noatime']), {});
+        const mine = (await mountsUnder(root)).find((m) => m.point === point);
+        assert.ok(mine, 'the image is mounted');
+        for (const flag of ['nosymfollow', 'nosuid', 'nodev', 'noatime']) assert.ok(mine.options.includes(flag), flag);
+        await writeFile(join(point, 'kept.txt'), 'on the image');
+        assert.equal(loopDevicesOn(image).length, devicesBefore.length + 1, 'one loop device on the image');
+        assert.deepEqual(await calls.unmount(point), {});
+        assert.deepEqual(loopDevicesOn(image), devicesBefore, 'the loop device went with the unmount');
+
+        const missing = await calls.mountLoop(join(root, 'no-such.img'), point, ['nosuid']);
+        assert.match(missing.error ?? '', /No such file|does not exist|failed to setup loop device/i);
+        await writeFile(join(root, 'not-ext4.img'), Buffer.alloc(1024 * 1024));
+        assert.ok((await calls.mountLoop(join(root, 'not-ext4.img'), point, ['nosuid'])).error, 'not a filesystem');
+        assert.equal(
+          (await mountsUnder(root)).find((m) => m.point === point),
+          undefined,
+          'a failed mount leaves nothing mounted',
+        );
+        assert.deepEqual(loopDevicesOn(join(root, 'not-ext4.img')), [], 'nor a loop device');
+        // What was written is on the image: mounted again, it is there.
+        assert.deepEqual(await calls.mountLoop(image, point, ['nosuid']), {});
+        assert.equal(await readFile(join(point, 'kept.txt'), 'utf8'), 'on the image');
+        assert.deepEqual(await calls.unmount(point), {});
+      } finally {
+        calls.close();
+      }
+    });
+  }
+
   test('a helper that dies mid-way: its calls and the next ones are made by the programs', async () => {
     const calls = new HostHelper({ ...programs, python: findProgram('python3') });
     const slot = join(root, 'slot-dies');
@@ -91,3 +143,11 @@ describe('the host helper: programs and bind mounts without forking the server',
     calls.close();
   });
 });
+
+/** The loop devices whose backing file is `image` (from `losetup -j`). */
+function loopDevicesOn(image: string): string[] {
+  return execFileSync('losetup', ['-j', image], { encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.split(':')[0]!);
+}

@@ -15,13 +15,59 @@ export interface MountOutcome {
 // One JSON request a line, answered in any order, each in a thread of its own. Starting a
 // program from the server means forking the whole Node process, which blocks its event loop
 // while the page tables are copied: 8 ms at 50 MB, 26 ms at 300 MB here, twice for every new
-// workspace (mkfs, mount). The helper is small, and its subprocess uses vfork. Binds and
-// unmounts are mount(2) and umount2(2) through libc: no program at all.
+// workspace (mkfs, mount). The helper is small, and its subprocess uses vfork. Binds,
+// unmounts and loop mounts are ioctl(2), mount(2) and umount2(2) through libc: no program at
+// all. The mount program cost ~21 ms a workspace here (it scans every loop device for one
+// on the same image: hundreds of them with hundreds of threads); a loop mount made here, ~1 ms.
 const HELPER = `
-import ctypes, errno as errnos, json, os, subprocess, sys, threading
+import ctypes, errno as errnos, fcntl, json, os, struct, subprocess, sys, threading
 libc = ctypes.CDLL(None, use_errno=True)
 MS_BIND, MNT_DETACH = 4096, 2
+MOUNT_FLAGS = {"nosuid": 2, "nodev": 4, "noatime": 1024, "nosymfollow": 256}
+LOOP_CTL_GET_FREE, LOOP_CONFIGURE, LO_FLAGS_AUTOCLEAR = 0x4C82, 0x4C0A, 4
 lock = threading.Lock()
+loop_lock = threading.Lock()
+
+def check(rc):
+    if rc != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, os.strerror(errno))
+
+def mount_loop(image, target, options):
+    # What mount -o loop does: a free loop device, the image attached with autoclear (the
+    # device goes with the last user: the filesystem's unmount, or this close on a failure).
+    flags = 0
+    for option in options:
+        flags |= MOUNT_FLAGS[option]
+    image_fd = os.open(image, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
+    try:
+        for _ in range(64):
+            with loop_lock:
+                control = os.open("/dev/loop-control", os.O_RDWR | os.O_CLOEXEC)
+                try:
+                    device = "/dev/loop%d" % fcntl.ioctl(control, LOOP_CTL_GET_FREE)
+                finally:
+                    os.close(control)
+                device_fd = os.open(device, os.O_RDWR | os.O_CLOEXEC)
+                # struct loop_config: fd, block_size, struct loop_info64 (lo_flags, lo_file_name
+                # for losetup), reserved.
+                info = struct.pack("=5Q4I64s64s32s2Q", 0, 0, 0, 0, 0, 0, 0, 0, LO_FLAGS_AUTOCLEAR,
+                                   image.encode()[-63:], b"", b"", 0, 0)
+                try:
+                    fcntl.ioctl(device_fd, LOOP_CONFIGURE, struct.pack("=II", image_fd, 0) + info + bytes(64))
+                except OSError as error:
+                    os.close(device_fd)
+                    if error.errno == errnos.EBUSY:
+                        continue  # another process took this device first
+                    raise
+            try:
+                check(libc.mount(device.encode(), target.encode(), b"ext4", flags, None))
+            finally:
+                os.close(device_fd)
+            return
+        raise OSError(errnos.EBUSY, "no free loop device")
+    finally:
+        os.close(image_fd)
 
 def copy_sparse(source, target, max_bytes):
     # Only the data extents are copied (SEEK_DATA/SEEK_HOLE): the holes stay holes.
@@ -69,6 +115,8 @@ def answer(request):
             reply["stderr"] = done.stderr[-65536:].decode("utf-8", "replace")
         elif request["op"] == "copy_sparse":
             copy_sparse(request["source"], request["target"], request["max_bytes"])
+        elif request["op"] == "mount_loop":
+            mount_loop(request["image"], request["target"], request["options"])
         else:
             target = request["target"].encode()
             if request["op"] == "bind":
@@ -94,8 +142,12 @@ type Request =
   | { op: 'bind'; source: string; target: string }
   | { op: 'unmount'; target: string; lazy?: boolean }
   | { op: 'run'; argv: string[]; env: Record<string, string>; timeout_s: number }
-  | { op: 'copy_sparse'; source: string; target: string; max_bytes: number };
+  | { op: 'copy_sparse'; source: string; target: string; max_bytes: number }
+  | { op: 'mount_loop'; image: string; target: string; options: LoopMountOption[] };
 type Reply = { id?: number; error?: string; code?: number; stderr?: string };
+
+/** The mount options a loop mount may have (flags of mount(2)). */
+export type LoopMountOption = 'nosuid' | 'nodev' | 'noatime' | 'nosymfollow';
 
 export interface HostHelperPrograms {
   mount: string;
@@ -150,6 +202,19 @@ export class HostHelper {
   async unmount(target: string, lazy = false): Promise<MountOutcome> {
     const reply = await this.call({ op: 'unmount', target, lazy }, () =>
       this.viaProgram(this.programs.umount, lazy ? ['-l', target] : [target]),
+    );
+    return reply.error ? { error: reply.error } : {};
+  }
+
+  /**
+   * Mounts the ext4 filesystem in `image` on `target` through a loop device of its own,
+   * detached when the filesystem is unmounted (as `mount -o loop`). Unlike the program, it
+   * does not look for a loop device already on `image`: the caller makes sure nobody mounts
+   * it twice.
+   */
+  async mountLoop(image: string, target: string, options: LoopMountOption[]): Promise<MountOutcome> {
+    const reply = await this.call({ op: 'mount_loop', image, target, options }, () =>
+      this.viaProgram(this.programs.mount, ['-t', 'ext4', '-o', ['loop', ...options].join(','), image, target]),
     );
     return reply.error ? { error: reply.error } : {};
   }

@@ -8,7 +8,8 @@ import type { Workspace, WorkspaceStore } from '../workspace.ts';
 import { ImageTemplate } from './image-template.ts';
 import { LocalWorkspace, SANDBOX_GID, SANDBOX_UID } from './local-workspace.ts';
 import { PendingWorkspace } from './pending-workspace.ts';
-import { findProgram, mountPoints, runCommand } from './system-commands.ts';
+import type { LoopMountOption } from './host-helper.ts';
+import { findProgram, hostHelper, mountPoints, runCommand } from './system-commands.ts';
 
 export interface LoopWorkspaceOptions {
   /** Holds each workspace's image (`<id>.img`) and mount point (`<id>/`). */
@@ -45,7 +46,7 @@ const ID = /^ws-[0-9a-f]{24}$/;
 const INODE_BYTES = 256;
 const MIB = 1024 * 1024;
 /** Never follow a symlink, never honour setuid or device files: the point of the design. */
-const MOUNT_OPTIONS = 'loop,nosuid,nodev,nosymfollow,noatime';
+const LOOP_MOUNT_OPTIONS: LoopMountOption[] = ['nosuid', 'nodev', 'nosymfollow', 'noatime'];
 
 /**
  * Each workspace is its own small filesystem: a sparse ext4 image, loop-mounted by the
@@ -77,7 +78,7 @@ export class LoopWorkspaceStore implements WorkspaceStore {
 
   private constructor(
     private readonly options: LoopWorkspaceOptions,
-    private readonly programs: { mkfs: string; mount: string; umount: string },
+    private readonly programs: { mkfs: string; mount: string },
   ) {
     this.quotaBytes = options.quotaBytes ?? DEFAULT_QUOTA_BYTES;
     this.quotaFiles = options.quotaFiles ?? DEFAULT_QUOTA_FILES;
@@ -93,7 +94,6 @@ export class LoopWorkspaceStore implements WorkspaceStore {
     const store = new LoopWorkspaceStore(options, {
       mkfs: findProgram('mkfs.ext4')!,
       mount: findProgram('mount')!,
-      umount: findProgram('umount')!,
     });
     await store.rehearse();
     if (!options.shared) {
@@ -218,7 +218,7 @@ export class LoopWorkspaceStore implements WorkspaceStore {
     const image = this.imagePath(id);
     try {
       if (!(await this.template.copyTo(image))) await this.formatImage(image);
-      await this.mountImage(id);
+      await this.mountImage(id, true);
     } catch (error) {
       await this.removeImage(id).catch(() => {});
       throw error;
@@ -311,7 +311,7 @@ export class LoopWorkspaceStore implements WorkspaceStore {
     }
     if (!existsSync(this.imagePath(id))) throw new NotFoundError(`workspace ${id} no longer exists`);
     try {
-      await this.mountImage(id);
+      await this.mountImage(id, false);
     } catch (error) {
       // Another process (a replica) mounted it at the same moment: mount refuses a second one.
       if (!(await mountPoints()).has(this.mountPath(id))) throw error;
@@ -339,36 +339,48 @@ export class LoopWorkspaceStore implements WorkspaceStore {
       );
   }
 
-  private async mountImage(id: string): Promise<void> {
+  /** `fresh`: an image nobody else knows yet (see mountLoop). */
+  private async mountImage(id: string, fresh: boolean): Promise<void> {
     const point = this.mountPath(id);
     await mkdir(point, { mode: 0o755 }).catch((error) => {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     });
-    const result = await runCommand(this.programs.mount, [
-      '-t',
-      'ext4',
-      '-o',
-      MOUNT_OPTIONS,
-      this.imagePath(id),
-      point,
-    ]);
-    if (result.code !== 0)
-      throw new WorkspaceUnavailableError(`could not mount workspace ${id}: ${this.scrub(result.stderr)}`);
+    const image = this.imagePath(id);
+    const error = fresh ? await this.mountLoop(image, point) : await this.mountWithProgram(image, point);
+    if (error) throw new WorkspaceUnavailableError(`could not mount workspace ${id}: ${this.scrub(error)}`);
     this.mounted.add(id);
     // ext4's lost+found is only for fsck (which recreates it); cells need not see it.
     await rmdir(join(point, 'lost+found')).catch(() => {});
+  }
+
+  /**
+   * Mounts `image` on `point`: the system's error, or undefined. Through the host helper
+   * first (no program, no scan of every loop device); where that fails (no helper, an old
+   * kernel, a container without the device node), with the mount program, whose error counts.
+   * Only images that nobody else can mount yet come here (new ones): for the others the
+   * program refuses a second mount of an image a replica mounted at the same moment.
+   */
+  private async mountLoop(image: string, point: string): Promise<string | undefined> {
+    if (!(await hostHelper().mountLoop(image, point, LOOP_MOUNT_OPTIONS)).error) return undefined;
+    return this.mountWithProgram(image, point);
+  }
+
+  private async mountWithProgram(image: string, point: string): Promise<string | undefined> {
+    const options = ['loop', ...LOOP_MOUNT_OPTIONS].join(',');
+    const result = await runCommand(this.programs.mount, ['-t', 'ext4', '-o', options, image, point]);
+    return result.code === 0 ? undefined : result.stderr || `mount exited with ${result.code}`;
   }
 
   private async unmount(id: string): Promise<void> {
     const point = this.mountPath(id);
     this.mounted.delete(id);
     if (!(await mountPoints()).has(point)) return;
-    const result = await runCommand(this.programs.umount, [point]);
-    if (result.code === 0) return;
+    const helper = hostHelper();
+    if (!(await helper.unmount(point)).error) return;
     // Still in use (a container that is going away): detach now, the kernel frees it after.
-    const lazy = await runCommand(this.programs.umount, ['-l', point]);
-    if (lazy.code !== 0)
-      throw new WorkspaceUnavailableError(`could not unmount workspace ${id}: ${this.scrub(lazy.stderr)}`);
+    const lazy = await helper.unmount(point, true);
+    if (lazy.error)
+      throw new WorkspaceUnavailableError(`could not unmount workspace ${id}: ${this.scrub(lazy.error)}`);
   }
 
   /** One small workspace made, mounted and removed at start, so a host that lacks a part says so now. */
@@ -382,19 +394,19 @@ export class LoopWorkspaceStore implements WorkspaceStore {
       await this.mkfs(image, 1024);
       const point = this.mountPath(id);
       await mkdir(point, { mode: 0o755 });
-      const result = await runCommand(this.programs.mount, ['-t', 'ext4', '-o', MOUNT_OPTIONS, image, point]);
-      if (result.code !== 0) {
+      const error = await this.mountLoop(image, point);
+      if (error) {
         const hint =
-          /nosymfollow/.test(result.stderr) || /Invalid argument|bad option/i.test(result.stderr)
+          /nosymfollow/.test(error) || /Invalid argument|bad option/i.test(error)
             ? ' (the kernel must support the nosymfollow mount option: Linux 5.10 or newer)'
             : '';
         throw new WorkspaceUnavailableError(
-          `workspaces cannot be mounted on this host${hint}: ${this.scrub(result.stderr)}`,
+          `workspaces cannot be mounted on this host${hint}: ${this.scrub(error)}`,
         );
       }
       if (!(await stat(point)).isDirectory())
         throw new WorkspaceUnavailableError('a workspace mount did not appear');
-      await runCommand(this.programs.umount, [point]);
+      await hostHelper().unmount(point);
     } finally {
       await rm(image, { force: true });
       await rmdir(this.mountPath(id)).catch(() => {});
