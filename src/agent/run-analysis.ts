@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { isAnalystError } from '../errors/index.ts';
+import { randomHex } from '../ids/random-hex.ts';
 import type { ChatMessage, GroundingMode, LanguageModel, ProtocolName } from '../llm/model.ts';
 import type { SamplingOptions } from '../llm/sampling.ts';
 import type { SandboxManager, SessionRef } from '../sandbox/sandbox.ts';
@@ -61,7 +61,7 @@ export async function* runAnalysis(options: RunAnalysisOptions): AsyncGenerator<
   if (protocol.needsModel !== false && !options.model)
     throw new Error(`the ${protocol.name} protocol needs a model`);
   const now = options.now ?? Date.now;
-  const newId = options.newId ?? ((prefix: string) => `${prefix}-${randomBytes(6).toString('hex')}`);
+  const newId = options.newId ?? ((prefix: string) => `${prefix}-${randomHex(6)}`);
   const budget = new Budget({ ...DEFAULT_RUN_LIMITS, ...options.limits }, now);
   const question = latestQuestion(options.messages);
 

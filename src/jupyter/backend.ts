@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomHex } from '../ids/random-hex.ts';
 import type { ModelRegistry } from '../llm/registry.ts';
 import { ownerOf } from '../server/auth.ts';
 import { loadServerConfig } from '../server/config.ts';
@@ -31,7 +31,7 @@ export async function startOwnServer(
   await removeAbandoned();
   const dataDir = await mkdtemp(join(tmpdir(), PREFIX));
   await writeFile(join(dataDir, OWNER_FILE), String(process.pid));
-  const apiKey = `jupyter-${randomBytes(24).toString('hex')}`;
+  const apiKey = `jupyter-${randomHex(24)}`;
   let service: Service | undefined;
   try {
     const config = loadServerConfig(

@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { questionTitle } from '../agent/prompt/instruction.ts';
+import { randomHex } from '../ids/random-hex.ts';
 import type { ChatMessage } from '../llm/model.ts';
 
 export function messageId(): string {
-  return `msg-${randomBytes(12).toString('hex')}`;
+  return `msg-${randomHex(12)}`;
 }
 
 /** The question of a conversation: its last user message. */

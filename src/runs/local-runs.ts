@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunLimits } from '../agent/budget.ts';
 import type { AgentEvent } from '../agent/events.ts';
+import { randomHex } from '../ids/random-hex.ts';
 import type { ChatMessage, GroundingMode, LanguageModel, ModelEntry } from '../llm/model.ts';
 import type { SandboxManager } from '../sandbox/sandbox.ts';
 import { SqliteStore } from '../store/sqlite/sqlite-store.ts';
@@ -46,7 +46,7 @@ export class LocalRuns {
 
   /** A thread on `workspace` (which the caller made and fills). */
   async thread(workspace: Workspace, title?: string): Promise<ThreadRecord> {
-    const id = `thread-${randomBytes(12).toString('hex')}`;
+    const id = `thread-${randomHex(12)}`;
     this.workspaces.set(id, workspace);
     return this.store.createThread({
       id,

@@ -1,11 +1,11 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../ids/random-hex.ts';
 
 /**
  * A thread claimed for one run. Taken synchronously, so two requests can never both pass the
  * check; ended by the run, or released by a request that failed before starting it.
  */
 export class Reservation {
-  readonly runId = `run-${randomBytes(12).toString('hex')}`;
+  readonly runId = `run-${randomHex(12)}`;
   readonly controller = new AbortController();
   /** Resolves when the reservation ends. */
   readonly done: Promise<void>;

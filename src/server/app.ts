@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import cors from '@fastify/cors';
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import { randomHex } from '../ids/random-hex.ts';
 import { registerMcpRoutes } from '../mcp/http.ts';
 import { ownerOf } from './auth.ts';
 import type { AppDeps } from './deps.ts';
@@ -42,7 +42,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
     logger: options.logger ?? { level: deps.config.logLevel },
     bodyLimit: deps.config.maxBodyBytes,
     requestIdHeader: 'x-request-id',
-    genReqId: () => `req-${randomBytes(8).toString('hex')}`,
+    genReqId: () => `req-${randomHex(8)}`,
     routerOptions: { maxParamLength: 1024 },
     // Errors the router raises before any route runs (bad percent-encoding, over-long ids).
     frameworkErrors: (error, _request, reply) => {

@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../ids/random-hex.ts';
 
 /** Ids as DeepAnalyze's API makes them: a prefix and 24 hex digits, e.g. `thread-…`, `file-…`. */
 export function newId(prefix: 'thread' | 'file' | 'msg' | 'run' | 'chatcmpl'): string {
-  return `${prefix}-${randomBytes(12).toString('hex')}`;
+  return `${prefix}-${randomHex(12)}`;
 }
 
 export const ID_PATTERN = {

@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { ConfigurationError } from '../errors/index.ts';
+import { randomHex } from '../ids/random-hex.ts';
 import { loadModelRegistry, type ModelRegistry } from '../llm/registry.ts';
 import { RunService } from '../runs/run-service.ts';
 import { DisabledSandbox } from '../sandbox/disabled-sandbox.ts';
@@ -212,7 +212,7 @@ async function openStore(config: ServerConfig, onError: (error: unknown) => void
 
 /** Unique among replicas and over restarts: a restarted replica owns none of its predecessor's runs. */
 function replicaId(): string {
-  return `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
+  return `${hostname()}-${process.pid}-${randomHex(4)}`;
 }
 
 async function openWorkspaces(

@@ -98,13 +98,21 @@ describe('the host helper: programs and bind mounts without forking the server',
           }),
         );
         for (const { outcome } of many) assert.deepEqual(outcome, {});
-        assert.equal(new Set(many.map(({ each }) => loopDevicesOn(`${each}.img`)[0])).size, 8, 'a device each');
+        assert.equal(
+          new Set(many.map(({ each }) => loopDevicesOn(`${each}.img`)[0])).size,
+          8,
+          'a device each',
+        );
         for (const { each } of many) assert.deepEqual(await calls.unmount(each), {});
 
-        assert.deepEqual(await calls.mountLoop(image, point, ['nosuid', 'nodev', 'nosymfollow', 'noatime']), {});
+        assert.deepEqual(
+          await calls.mountLoop(image, point, ['nosuid', 'nodev', 'nosymfollow', 'noatime']),
+          {},
+        );
         const mine = (await mountsUnder(root)).find((m) => m.point === point);
         assert.ok(mine, 'the image is mounted');
-        for (const flag of ['nosymfollow', 'nosuid', 'nodev', 'noatime']) assert.ok(mine.options.includes(flag), flag);
+        for (const flag of ['nosymfollow', 'nosuid', 'nodev', 'noatime'])
+          assert.ok(mine.options.includes(flag), flag);
         await writeFile(join(point, 'kept.txt'), 'on the image');
         assert.equal(loopDevicesOn(image).length, devicesBefore.length + 1, 'one loop device on the image');
         assert.deepEqual(await calls.unmount(point), {});
@@ -113,17 +121,21 @@ describe('the host helper: programs and bind mounts without forking the server',
         const missing = await calls.mountLoop(join(root, 'no-such.img'), point, ['nosuid']);
         assert.match(missing.error ?? '', /No such file|does not exist|failed to setup loop device/i);
         await writeFile(join(root, 'not-ext4.img'), Buffer.alloc(1024 * 1024));
-        assert.ok((await calls.mountLoop(join(root, 'not-ext4.img'), point, ['nosuid'])).error, 'not a filesystem');
+        assert.ok(
+          (await calls.mountLoop(join(root, 'not-ext4.img'), point, ['nosuid'])).error,
+          'not a filesystem',
+        );
         assert.equal(
           (await mountsUnder(root)).find((m) => m.point === point),
           undefined,
           'a failed mount leaves nothing mounted',
         );
         assert.deepEqual(loopDevicesOn(join(root, 'not-ext4.img')), [], 'nor a loop device');
-        // What was written is on the image: mounted again, it is there.
-        assert.deepEqual(await calls.mountLoop(image, point, ['nosuid']), {});
-        assert.equal(await readFile(join(point, 'kept.txt'), 'utf8'), 'on the image');
-        assert.deepEqual(await calls.unmount(point), {});
+        // What was written is on the image: mounted again (on a mount point made for it), it is there.
+        const made = join(root, `made-${kind.length}`);
+        assert.deepEqual(await calls.mountLoop(image, made, ['nosuid']), {});
+        assert.equal(await readFile(join(made, 'kept.txt'), 'utf8'), 'on the image');
+        assert.deepEqual(await calls.unmount(made), {});
       } finally {
         calls.close();
       }

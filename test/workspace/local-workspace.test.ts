@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, open, readdir, rm, stat, statfs, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -183,6 +184,9 @@ describe('loop workspaces copied from one formatted template', () => {
       const images = [a, b].map((w) => join(root, `${w.id}.img`));
       const uuids = await Promise.all([...images, join(root, templates[0]!)].map(uuidOf));
       assert.equal(new Set(uuids).size, 1, 'copies of the template, not formatted one by one');
+      // The template has no lost+found (no copy has one to remove), and fsck finds nothing wrong.
+      const fsck = spawnSync('e2fsck', ['-fn', join(root, templates[0]!)], { encoding: 'utf8' });
+      assert.equal(fsck.status, 0, fsck.stdout + fsck.stderr);
       for (const [i, workspace] of [a, b].entries()) {
         const point = join(root, workspace.id);
         const fs = await statfs(point);

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { abortError } from '../../errors/abort.ts';
+import { randomHex } from '../../ids/random-hex.ts';
 import type { ExecResult } from '../../sandbox/sandbox.ts';
 import { cellEvents, sessionCell } from '../cells.ts';
 import type { RunContext } from '../context.ts';
@@ -31,7 +31,7 @@ const SharedSchema = z.record(z.unknown());
 export async function* offlineAnalysis(context: RunContext): AsyncGenerator<AgentEvent, ProtocolOutcome> {
   const asked = askedQuestion(context.question);
   const language: Language = hasChinese(asked.text) ? 'zh' : 'en';
-  const marker = `@@analyst-${randomBytes(8).toString('hex')}@@`;
+  const marker = `@@analyst-${randomHex(8)}@@`;
   const runner = new CellRunner(context, marker);
 
   const look = yield* runner.run(

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../../ids/random-hex.ts';
 import type { ExecResult } from '../../sandbox/sandbox.ts';
 import type { RunContext } from '../context.ts';
 import { parseQueryOutput, QUERY_OUTPUT_BYTES, queryProgram } from './query-program.ts';
@@ -27,7 +27,7 @@ export async function runQuery(
   sql: string,
   onOutput: (text: string) => void,
 ): Promise<QueryOutcome> {
-  const marker = `@@analyst-query-${randomBytes(8).toString('hex')}@@`;
+  const marker = `@@analyst-query-${randomHex(8)}@@`;
   const exec = await context.sandbox.runCell(context.session, {
     code: queryProgram(sql, marker),
     abortSignal: context.abortSignal,

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { randomHex } from '../../ids/random-hex.ts';
 
 /**
  * Labels on every sandbox container. Docker labels cannot change after creation, so a
@@ -107,5 +107,5 @@ export function containerName(kind: ContainerKind, owner: string): string {
     task: 't',
   }[kind];
   const safeOwner = owner.replace(/[^a-zA-Z0-9_.-]/g, '-').slice(0, 48);
-  return `analyst-${prefix}-${safeOwner}-${randomBytes(4).toString('hex')}`;
+  return `analyst-${prefix}-${safeOwner}-${randomHex(4)}`;
 }

@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { InvalidInputError, isAnalystError } from '../../errors/index.ts';
+import { randomHex } from '../../ids/random-hex.ts';
 import type { Workspace, WorkspaceStore } from '../../workspace/workspace.ts';
 import { prepareInjectedInput } from '../data-injection.ts';
 import { SandboxBusyError } from '../errors/sandbox-busy-error.ts';
@@ -138,7 +138,7 @@ export class DockerSandboxManager implements SandboxManager {
     this.now = options.now ?? Date.now;
     this.onError = options.onError ?? (() => {});
     this.engineCheck = new EngineCheck(this.docker, this.endpoint, this.image, this.now);
-    this.identity = currentProcessIdentity(`${process.pid}-${randomBytes(6).toString('hex')}`);
+    this.identity = currentProcessIdentity(`${process.pid}-${randomHex(6)}`);
     const maxAgeMs = this.leaseMs - LEASE_MARGIN_MS;
     // Warm session containers have an empty slot at /workspace: any thread's workspace is
     // attached when one is taken (hosts that cannot mount have no slots and no session pool).
@@ -258,8 +258,7 @@ export class DockerSandboxManager implements SandboxManager {
     let container: SandboxContainer;
     try {
       container =
-        this.ephemeralPool.take() ??
-        (await this.startContainer('ephemeral', `call-${randomBytes(6).toString('hex')}`));
+        this.ephemeralPool.take() ?? (await this.startContainer('ephemeral', `call-${randomHex(6)}`));
     } catch (error) {
       return {
         ...this.unavailable(error),
@@ -292,7 +291,7 @@ export class DockerSandboxManager implements SandboxManager {
           param: 'workers',
         },
       );
-    const owner = `pool-${randomBytes(4).toString('hex')}`;
+    const owner = `pool-${randomHex(4)}`;
     const pool: DockerTaskPool = new DockerTaskPool({
       workers,
       limits: this.limits,

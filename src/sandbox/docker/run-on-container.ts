@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../../ids/random-hex.ts';
 import { hostResult, resultFromKernel } from '../exec-result.ts';
 import { KernelLostError } from '../kernel-channel.ts';
 import { resolveMaxOutputBytes, type SandboxLimits } from '../limits.ts';
@@ -30,7 +30,7 @@ export async function runOnContainer(
   options: ContainerRunOptions,
 ): Promise<ExecResult> {
   const started = performance.now();
-  const id = `cell-${randomBytes(6).toString('hex')}`;
+  const id = `cell-${randomHex(6)}`;
   const context = {
     timeoutMs: options.timeoutMs,
     limits: options.limits,

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -6,6 +5,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { InvalidInputError } from '../../errors/index.ts';
+import { randomHex } from '../../ids/random-hex.ts';
 import type { FileSource } from './preview.ts';
 
 /** Largest SQLite file previewed (it is copied once). Default 1 GiB. */
@@ -53,7 +53,7 @@ export class SqliteCopies {
 
   private async copy(file: FileSource): Promise<string> {
     this.dir ??= mkdtemp(join(tmpdir(), 'analyst-preview-'));
-    const path = join(await this.dir, `${randomBytes(8).toString('hex')}.sqlite`);
+    const path = join(await this.dir, `${randomHex(8)}.sqlite`);
     await pipeline(Readable.from(file.range(0, file.bytes)), createWriteStream(path, { mode: 0o600 }));
     // A database in WAL mode (header bytes 18-19 = 2) would need a -shm file to open read-only:
     // the copy has no WAL to read, so it is marked as a rollback-journal database.

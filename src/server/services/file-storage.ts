@@ -1,10 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { PayloadTooLargeError } from '../../errors/index.ts';
+import { randomHex } from '../../ids/random-hex.ts';
 
 /** Uploaded files' bytes, one file per id in a directory (metadata lives in the store). */
 export class FileStorage {
@@ -28,7 +29,7 @@ export class FileStorage {
     maxBytes: number,
     truncated?: () => boolean,
   ): Promise<{ bytes: number; sha256: string }> {
-    const temporary = join(this.dir, `.upload-${randomBytes(8).toString('hex')}`);
+    const temporary = join(this.dir, `.upload-${randomHex(8)}`);
     const hash = createHash('sha256');
     let bytes = 0;
     try {

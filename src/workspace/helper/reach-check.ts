@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { ConfigurationError } from '../../errors/index.ts';
+import { randomHex } from '../../ids/random-hex.ts';
 import type { Workspace, WorkspaceStore } from '../workspace.ts';
 
 /**
@@ -18,7 +18,7 @@ export async function checkSandboxesSeeWorkspaces(
 ): Promise<void> {
   const workspace = await store.create();
   try {
-    const marker = randomBytes(12).toString('hex');
+    const marker = randomHex(12);
     const name = '.analyst-reach-check';
     await workspace.write(name, Buffer.from(marker));
     const seen = await readMarker(workspace, name);

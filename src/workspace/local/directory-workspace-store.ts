@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, chown, mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { InvalidInputError, NotFoundError } from '../../errors/index.ts';
+import { randomHex } from '../../ids/random-hex.ts';
 import type { Workspace, WorkspaceStore } from '../workspace.ts';
 import { LocalWorkspace, SANDBOX_GID, SANDBOX_UID } from './local-workspace.ts';
 
@@ -20,7 +20,7 @@ export class DirectoryWorkspaceStore implements WorkspaceStore {
   constructor(private readonly root: string) {}
 
   async create(): Promise<Workspace> {
-    const id = `ws-${randomBytes(12).toString('hex')}`;
+    const id = `ws-${randomHex(12)}`;
     await mkdir(join(this.root, id), { recursive: true, mode: 0o700 });
     return new LocalWorkspace(id, join(this.root, id), 'none');
   }
@@ -60,5 +60,5 @@ export async function userDirectoryWorkspace(dir: string): Promise<Workspace> {
   } else if ((info.mode & 0o007) !== 0o007) {
     await chmod(dir, (info.mode & 0o7777) | 0o007);
   }
-  return new LocalWorkspace(`dir-${randomBytes(6).toString('hex')}`, dir, 'none');
+  return new LocalWorkspace(`dir-${randomHex(6)}`, dir, 'none');
 }

@@ -1,4 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 
 /** How a program ended: code 0 is success. */
@@ -39,6 +40,10 @@ def mount_loop(image, target, options):
     flags = 0
     for option in options:
         flags |= MOUNT_FLAGS[option]
+    try:
+        os.mkdir(target, 0o755)
+    except FileExistsError:
+        pass
     image_fd = os.open(image, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
     try:
         for _ in range(64):
@@ -207,15 +212,21 @@ export class HostHelper {
   }
 
   /**
-   * Mounts the ext4 filesystem in `image` on `target` through a loop device of its own,
+   * Mounts the ext4 filesystem in `image` on `target` (made if missing) through a loop device of its own,
    * detached when the filesystem is unmounted (as `mount -o loop`). Unlike the program, it
    * does not look for a loop device already on `image`: the caller makes sure nobody mounts
    * it twice.
    */
   async mountLoop(image: string, target: string, options: LoopMountOption[]): Promise<MountOutcome> {
-    const reply = await this.call({ op: 'mount_loop', image, target, options }, () =>
-      this.viaProgram(this.programs.mount, ['-t', 'ext4', '-o', ['loop', ...options].join(','), image, target]),
-    );
+    const reply = await this.call({ op: 'mount_loop', image, target, options }, async () => {
+      try {
+        await mkdir(target, { mode: 0o755 });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return { error: (error as Error).message };
+      }
+      const program = ['-t', 'ext4', '-o', ['loop', ...options].join(','), image, target];
+      return this.viaProgram(this.programs.mount, program);
+    });
     return reply.error ? { error: reply.error } : {};
   }
 

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { randomHex } from '../../ids/random-hex.ts';
 import { hostHelper } from './system-commands.ts';
 
 /** A formatted, empty image holds well under this much data (about 0.7 MB at 1 GiB). */
@@ -46,7 +46,7 @@ export class ImageTemplate {
 
   private ready(): Promise<string | undefined> {
     this.made ??= (async () => {
-      const path = join(this.root, `${PREFIX}${process.pid}-${randomBytes(6).toString('hex')}.img`);
+      const path = join(this.root, `${PREFIX}${process.pid}-${randomHex(6)}.img`);
       try {
         await this.format(path);
         return path;

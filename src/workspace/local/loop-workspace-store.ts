@@ -1,14 +1,14 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, open, readdir, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { NotFoundError } from '../../errors/index.ts';
+import { randomHex } from '../../ids/random-hex.ts';
 import { WorkspaceUnavailableError } from '../errors/workspace-unavailable-error.ts';
 import type { Workspace, WorkspaceStore } from '../workspace.ts';
+import type { LoopMountOption } from './host-helper.ts';
 import { ImageTemplate } from './image-template.ts';
 import { LocalWorkspace, SANDBOX_GID, SANDBOX_UID } from './local-workspace.ts';
 import { PendingWorkspace } from './pending-workspace.ts';
-import type { LoopMountOption } from './host-helper.ts';
 import { findProgram, hostHelper, mountPoints, runCommand } from './system-commands.ts';
 
 export interface LoopWorkspaceOptions {
@@ -78,12 +78,12 @@ export class LoopWorkspaceStore implements WorkspaceStore {
 
   private constructor(
     private readonly options: LoopWorkspaceOptions,
-    private readonly programs: { mkfs: string; mount: string },
+    private readonly programs: { mkfs: string; debugfs: string | undefined; mount: string },
   ) {
     this.quotaBytes = options.quotaBytes ?? DEFAULT_QUOTA_BYTES;
     this.quotaFiles = options.quotaFiles ?? DEFAULT_QUOTA_FILES;
     this.sparesTarget = options.shared ? 0 : Math.max(0, Math.floor(options.spares ?? 0));
-    this.template = new ImageTemplate(options.root, (image) => this.formatImage(image));
+    this.template = new ImageTemplate(options.root, (image) => this.formatTemplate(image));
   }
 
   /** A store on `root`, or WorkspaceUnavailableError saying why this host cannot have one. */
@@ -93,6 +93,7 @@ export class LoopWorkspaceStore implements WorkspaceStore {
     await mkdir(options.root, { recursive: true, mode: 0o700 });
     const store = new LoopWorkspaceStore(options, {
       mkfs: findProgram('mkfs.ext4')!,
+      debugfs: findProgram('debugfs'),
       mount: findProgram('mount')!,
     });
     await store.rehearse();
@@ -113,7 +114,7 @@ export class LoopWorkspaceStore implements WorkspaceStore {
     this.refuseWhenClosed();
     const spare = await this.takeSpare();
     if (spare) return spare;
-    const id = `ws-${randomBytes(12).toString('hex')}`;
+    const id = `ws-${randomHex(12)}`;
     // Replicas on one data directory find a workspace by its id as soon as its thread is
     // stored: it must be mounted by then, or another replica would mount it a second time.
     if (this.options.shared) return this.make(id);
@@ -163,7 +164,7 @@ export class LoopWorkspaceStore implements WorkspaceStore {
   private refillSpares(): void {
     while (!this.closed && this.spares.length + this.sparesMaking < this.sparesTarget) {
       this.sparesMaking += 1;
-      const id = `ws-${randomBytes(12).toString('hex')}`;
+      const id = `ws-${randomHex(12)}`;
       const making = writeFile(this.spareMarker(id), '', { flag: 'wx', mode: 0o600 })
         .then(() => this.make(id))
         .then(
@@ -214,11 +215,29 @@ export class LoopWorkspaceStore implements WorkspaceStore {
     await this.mkfs(image, this.quotaFiles, journalMb);
   }
 
+  /**
+   * The template: a new image without lost+found (only fsck needs it, and fsck makes it), so
+   * no workspace copied from it has one to remove once mounted.
+   */
+  private async formatTemplate(image: string): Promise<void> {
+    await this.formatImage(image);
+    // Without debugfs (part of e2fsprogs, as mkfs.ext4) there is no template: each image is formatted.
+    if (!this.programs.debugfs) throw new WorkspaceUnavailableError('debugfs is missing');
+    const result = await runCommand(this.programs.debugfs, ['-w', '-R', 'rmdir lost+found', image]);
+    // debugfs reports a failed command on stderr, with exit code 0.
+    if (result.code !== 0 || /rmdir:|lost\+found:/.test(result.stderr))
+      throw new WorkspaceUnavailableError(
+        `could not prepare the workspace template: ${this.scrub(result.stderr)}`,
+      );
+  }
+
   private async make(id: string): Promise<Workspace> {
     const image = this.imagePath(id);
     try {
-      if (!(await this.template.copyTo(image))) await this.formatImage(image);
+      const copied = await this.template.copyTo(image);
+      if (!copied) await this.formatImage(image);
       await this.mountImage(id, true);
+      if (!copied) await this.removeLostFound(id);
     } catch (error) {
       await this.removeImage(id).catch(() => {});
       throw error;
@@ -312,6 +331,7 @@ export class LoopWorkspaceStore implements WorkspaceStore {
     if (!existsSync(this.imagePath(id))) throw new NotFoundError(`workspace ${id} no longer exists`);
     try {
       await this.mountImage(id, false);
+      await this.removeLostFound(id);
     } catch (error) {
       // Another process (a replica) mounted it at the same moment: mount refuses a second one.
       if (!(await mountPoints()).has(this.mountPath(id))) throw error;
@@ -341,34 +361,31 @@ export class LoopWorkspaceStore implements WorkspaceStore {
 
   /** `fresh`: an image nobody else knows yet (see mountLoop). */
   private async mountImage(id: string, fresh: boolean): Promise<void> {
-    const point = this.mountPath(id);
-    await mkdir(point, { mode: 0o755 }).catch((error) => {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    });
-    const image = this.imagePath(id);
-    const error = fresh ? await this.mountLoop(image, point) : await this.mountWithProgram(image, point);
+    const error = await this.mountLoop(this.imagePath(id), this.mountPath(id), fresh);
     if (error) throw new WorkspaceUnavailableError(`could not mount workspace ${id}: ${this.scrub(error)}`);
     this.mounted.add(id);
-    // ext4's lost+found is only for fsck (which recreates it); cells need not see it.
-    await rmdir(join(point, 'lost+found')).catch(() => {});
   }
 
   /**
-   * Mounts `image` on `point`: the system's error, or undefined. Through the host helper
-   * first (no program, no scan of every loop device); where that fails (no helper, an old
-   * kernel, a container without the device node), with the mount program, whose error counts.
-   * Only images that nobody else can mount yet come here (new ones): for the others the
-   * program refuses a second mount of an image a replica mounted at the same moment.
+   * Mounts `image` on `point` (made if missing): the system's error, or undefined. A fresh
+   * image (a new one, that nobody else can mount yet) through the host helper first: no
+   * program, no scan of every loop device. Where that fails (no helper, an old kernel, a
+   * container without the device node), and for the others, with the mount program, whose
+   * error counts: it refuses a second mount of an image a replica mounted at the same moment.
    */
-  private async mountLoop(image: string, point: string): Promise<string | undefined> {
-    if (!(await hostHelper().mountLoop(image, point, LOOP_MOUNT_OPTIONS)).error) return undefined;
-    return this.mountWithProgram(image, point);
-  }
-
-  private async mountWithProgram(image: string, point: string): Promise<string | undefined> {
+  private async mountLoop(image: string, point: string, fresh: boolean): Promise<string | undefined> {
+    if (fresh && !(await hostHelper().mountLoop(image, point, LOOP_MOUNT_OPTIONS)).error) return undefined;
+    await mkdir(point, { mode: 0o755 }).catch((error) => {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    });
     const options = ['loop', ...LOOP_MOUNT_OPTIONS].join(',');
     const result = await runCommand(this.programs.mount, ['-t', 'ext4', '-o', options, image, point]);
     return result.code === 0 ? undefined : result.stderr || `mount exited with ${result.code}`;
+  }
+
+  /** ext4's lost+found is only for fsck (which recreates it); cells need not see it. */
+  private async removeLostFound(id: string): Promise<void> {
+    await rmdir(join(this.mountPath(id), 'lost+found')).catch(() => {});
   }
 
   private async unmount(id: string): Promise<void> {
@@ -385,7 +402,7 @@ export class LoopWorkspaceStore implements WorkspaceStore {
 
   /** One small workspace made, mounted and removed at start, so a host that lacks a part says so now. */
   private async rehearse(): Promise<void> {
-    const id = `ws-${randomBytes(12).toString('hex')}`;
+    const id = `ws-${randomHex(12)}`;
     const image = this.imagePath(id);
     try {
       const handle = await open(image, 'wx', 0o600);
@@ -393,8 +410,7 @@ export class LoopWorkspaceStore implements WorkspaceStore {
       await handle.close();
       await this.mkfs(image, 1024);
       const point = this.mountPath(id);
-      await mkdir(point, { mode: 0o755 });
-      const error = await this.mountLoop(image, point);
+      const error = await this.mountLoop(image, point, true);
       if (error) {
         const hint =
           /nosymfollow/.test(error) || /Invalid argument|bad option/i.test(error)

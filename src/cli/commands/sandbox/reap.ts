@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../../../ids/random-hex.ts';
 import { currentProcessIdentity, LABELS } from '../../../sandbox/docker/labels.ts';
 import { reapContainers } from '../../../sandbox/docker/reaper.ts';
 import { parseFlags } from '../../args.ts';
@@ -27,7 +27,7 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
         .catch(() => {});
     }
   } else {
-    const self = currentProcessIdentity(`reap-${randomBytes(6).toString('hex')}`);
+    const self = currentProcessIdentity(`reap-${randomHex(6)}`);
     removed = await reapContainers(engine.docker, { self, now: new Date(), inUse: new Set() });
   }
   if (values.json) io.stdout(`${JSON.stringify({ removed })}\n`);
