@@ -1,15 +1,15 @@
 import { existsSync } from 'node:fs';
-import { mkdir, open, readdir, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { NotFoundError } from '../../errors/index.ts';
 import { randomHex } from '../../ids/random-hex.ts';
 import { WorkspaceUnavailableError } from '../errors/workspace-unavailable-error.ts';
 import type { Workspace, WorkspaceStore } from '../workspace.ts';
-import type { LoopMountOption } from './host-helper.ts';
+import { Ext4Images } from './ext4-images.ts';
 import { ImageTemplate } from './image-template.ts';
-import { LocalWorkspace, SANDBOX_GID, SANDBOX_UID } from './local-workspace.ts';
+import { LocalWorkspace } from './local-workspace.ts';
 import { PendingWorkspace } from './pending-workspace.ts';
-import { findProgram, hostHelper, mountPoints, runCommand } from './system-commands.ts';
+import { mountPoints } from './system-commands.ts';
 
 export interface LoopWorkspaceOptions {
   /** Holds each workspace's image (`<id>.img`) and mount point (`<id>/`). */
@@ -42,11 +42,6 @@ export interface LoopWorkspaceOptions {
 export const DEFAULT_QUOTA_BYTES = 1024 * 1024 * 1024;
 export const DEFAULT_QUOTA_FILES = 200_000;
 const ID = /^ws-[0-9a-f]{24}$/;
-/** ext4 keeps an inode table (256 bytes an inode) and a journal besides the files. */
-const INODE_BYTES = 256;
-const MIB = 1024 * 1024;
-/** Never follow a symlink, never honour setuid or device files: the point of the design. */
-const LOOP_MOUNT_OPTIONS: LoopMountOption[] = ['nosuid', 'nodev', 'nosymfollow', 'noatime'];
 
 /**
  * Each workspace is its own small filesystem: a sparse ext4 image, loop-mounted by the
@@ -64,8 +59,6 @@ export class LoopWorkspaceStore implements WorkspaceStore {
   private readonly mounting = new Map<string, Promise<void>>();
   /** Workspaces whose filesystem is being made. */
   private readonly creating = new Map<string, PendingWorkspace>();
-  private readonly quotaBytes: number;
-  private readonly quotaFiles: number;
   /** Spare workspaces, mounted and ready to hand out, and how many are being made. */
   private readonly spares: string[] = [];
   private sparesMaking = 0;
@@ -75,15 +68,17 @@ export class LoopWorkspaceStore implements WorkspaceStore {
   private readonly sparesTarget: number;
   private closed = false;
   private readonly template: ImageTemplate;
+  private readonly images: Ext4Images;
 
-  private constructor(
-    private readonly options: LoopWorkspaceOptions,
-    private readonly programs: { mkfs: string; debugfs: string | undefined; mount: string },
-  ) {
-    this.quotaBytes = options.quotaBytes ?? DEFAULT_QUOTA_BYTES;
-    this.quotaFiles = options.quotaFiles ?? DEFAULT_QUOTA_FILES;
+  private constructor(private readonly options: LoopWorkspaceOptions) {
     this.sparesTarget = options.shared ? 0 : Math.max(0, Math.floor(options.spares ?? 0));
-    this.template = new ImageTemplate(options.root, (image) => this.formatTemplate(image));
+    this.images = new Ext4Images({
+      quotaBytes: options.quotaBytes ?? DEFAULT_QUOTA_BYTES,
+      quotaFiles: options.quotaFiles ?? DEFAULT_QUOTA_FILES,
+      // System messages name the image and mount paths: a tenant may read these errors.
+      scrub: (text) => text.replaceAll(options.root, '<workspaces>'),
+    });
+    this.template = new ImageTemplate(options.root, (image) => this.images.formatTemplate(image));
   }
 
   /** A store on `root`, or WorkspaceUnavailableError saying why this host cannot have one. */
@@ -91,12 +86,9 @@ export class LoopWorkspaceStore implements WorkspaceStore {
     const why = unsupportedReason();
     if (why) throw new WorkspaceUnavailableError(why);
     await mkdir(options.root, { recursive: true, mode: 0o700 });
-    const store = new LoopWorkspaceStore(options, {
-      mkfs: findProgram('mkfs.ext4')!,
-      debugfs: findProgram('debugfs'),
-      mount: findProgram('mount')!,
-    });
-    await store.rehearse();
+    const store = new LoopWorkspaceStore(options);
+    const rehearsal = `ws-${randomHex(12)}`;
+    await store.images.rehearse(store.imagePath(rehearsal), store.mountPath(rehearsal));
     if (!options.shared) {
       await store.destroyLeftoverSpares();
       await ImageTemplate.removeLeftovers(options.root);
@@ -203,41 +195,13 @@ export class LoopWorkspaceStore implements WorkspaceStore {
     }
   }
 
-  /**
-   * A new sparse image (it takes no disk until written) with an empty filesystem of the
-   * store's quota; the journal grows with the quota (4–32 MiB).
-   */
-  private async formatImage(image: string): Promise<void> {
-    const journalMb = Math.max(4, Math.min(32, Math.round(this.quotaBytes / 32 / MIB)));
-    const handle = await open(image, 'wx', 0o600);
-    await handle.truncate(this.quotaBytes + this.quotaFiles * INODE_BYTES + (journalMb + 2) * MIB);
-    await handle.close();
-    await this.mkfs(image, this.quotaFiles, journalMb);
-  }
-
-  /**
-   * The template: a new image without lost+found (only fsck needs it, and fsck makes it), so
-   * no workspace copied from it has one to remove once mounted.
-   */
-  private async formatTemplate(image: string): Promise<void> {
-    await this.formatImage(image);
-    // Without debugfs (part of e2fsprogs, as mkfs.ext4) there is no template: each image is formatted.
-    if (!this.programs.debugfs) throw new WorkspaceUnavailableError('debugfs is missing');
-    const result = await runCommand(this.programs.debugfs, ['-w', '-R', 'rmdir lost+found', image]);
-    // debugfs reports a failed command on stderr, with exit code 0.
-    if (result.code !== 0 || /rmdir:|lost\+found:/.test(result.stderr))
-      throw new WorkspaceUnavailableError(
-        `could not prepare the workspace template: ${this.scrub(result.stderr)}`,
-      );
-  }
-
   private async make(id: string): Promise<Workspace> {
     const image = this.imagePath(id);
     try {
       const copied = await this.template.copyTo(image);
-      if (!copied) await this.formatImage(image);
+      if (!copied) await this.images.format(image);
       await this.mountImage(id, true);
-      if (!copied) await this.removeLostFound(id);
+      if (!copied) await this.images.removeLostFound(this.mountPath(id));
     } catch (error) {
       await this.removeImage(id).catch(() => {});
       throw error;
@@ -301,11 +265,6 @@ export class LoopWorkspaceStore implements WorkspaceStore {
     return this.mounted.size;
   }
 
-  /** System messages name the image and mount paths: a tenant may read these errors. */
-  private scrub(text: string): string {
-    return text.replaceAll(this.options.root, '<workspaces>');
-  }
-
   private workspace(id: string): Workspace {
     return new LocalWorkspace(id, this.mountPath(id), 'filesystem');
   }
@@ -331,7 +290,7 @@ export class LoopWorkspaceStore implements WorkspaceStore {
     if (!existsSync(this.imagePath(id))) throw new NotFoundError(`workspace ${id} no longer exists`);
     try {
       await this.mountImage(id, false);
-      await this.removeLostFound(id);
+      await this.images.removeLostFound(this.mountPath(id));
     } catch (error) {
       // Another process (a replica) mounted it at the same moment: mount refuses a second one.
       if (!(await mountPoints()).has(this.mountPath(id))) throw error;
@@ -339,106 +298,18 @@ export class LoopWorkspaceStore implements WorkspaceStore {
     }
   }
 
-  private async mkfs(image: string, inodes: number, journalMb = 4): Promise<void> {
-    const result = await runCommand(this.programs.mkfs, [
-      '-q',
-      '-F',
-      '-m',
-      '0',
-      '-N',
-      String(inodes),
-      '-J',
-      `size=${journalMb}`,
-      '-E',
-      `root_owner=${SANDBOX_UID}:${SANDBOX_GID},lazy_itable_init=0,lazy_journal_init=1`,
-      image,
-    ]);
-    if (result.code !== 0)
-      throw new WorkspaceUnavailableError(
-        `could not make a workspace filesystem: ${this.scrub(result.stderr)}`,
-      );
-  }
-
-  /** `fresh`: an image nobody else knows yet (see mountLoop). */
+  /** `fresh`: an image nobody else knows yet (see Ext4Images.mount). */
   private async mountImage(id: string, fresh: boolean): Promise<void> {
-    const error = await this.mountLoop(this.imagePath(id), this.mountPath(id), fresh);
-    if (error) throw new WorkspaceUnavailableError(`could not mount workspace ${id}: ${this.scrub(error)}`);
+    await this.images.mount(this.imagePath(id), this.mountPath(id), fresh);
     this.mounted.add(id);
-  }
-
-  /**
-   * Mounts `image` on `point` (made if missing): the system's error, or undefined. A fresh
-   * image (a new one, that nobody else can mount yet) through the host helper first: no
-   * program, no scan of every loop device. Where that fails (no helper, an old kernel, a
-   * container without the device node), and for the others, with the mount program, whose
-   * error counts: it refuses a second mount of an image a replica mounted at the same moment.
-   */
-  private async mountLoop(image: string, point: string, fresh: boolean): Promise<string | undefined> {
-    if (fresh && !(await hostHelper().mountLoop(image, point, LOOP_MOUNT_OPTIONS)).error) return undefined;
-    await mkdir(point, { mode: 0o755 }).catch((error) => {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    });
-    const options = ['loop', ...LOOP_MOUNT_OPTIONS].join(',');
-    const result = await runCommand(this.programs.mount, ['-t', 'ext4', '-o', options, image, point]);
-    return result.code === 0 ? undefined : result.stderr || `mount exited with ${result.code}`;
-  }
-
-  /** ext4's lost+found is only for fsck (which recreates it); cells need not see it. */
-  private async removeLostFound(id: string): Promise<void> {
-    await rmdir(join(this.mountPath(id), 'lost+found')).catch(() => {});
   }
 
   private async unmount(id: string): Promise<void> {
     const point = this.mountPath(id);
     this.mounted.delete(id);
-    if (!(await mountPoints()).has(point)) return;
-    const helper = hostHelper();
-    if (!(await helper.unmount(point)).error) return;
-    // Still in use (a container that is going away): detach now, the kernel frees it after.
-    const lazy = await helper.unmount(point, true);
-    if (lazy.error)
-      throw new WorkspaceUnavailableError(`could not unmount workspace ${id}: ${this.scrub(lazy.error)}`);
-  }
-
-  /** One small workspace made, mounted and removed at start, so a host that lacks a part says so now. */
-  private async rehearse(): Promise<void> {
-    const id = `ws-${randomHex(12)}`;
-    const image = this.imagePath(id);
-    try {
-      const handle = await open(image, 'wx', 0o600);
-      await handle.truncate(16 * 1024 * 1024);
-      await handle.close();
-      await this.mkfs(image, 1024);
-      const point = this.mountPath(id);
-      const error = await this.mountLoop(image, point, true);
-      if (error) {
-        const hint =
-          /nosymfollow/.test(error) || /Invalid argument|bad option/i.test(error)
-            ? ' (the kernel must support the nosymfollow mount option: Linux 5.10 or newer)'
-            : '';
-        throw new WorkspaceUnavailableError(
-          `workspaces cannot be mounted on this host${hint}: ${this.scrub(error)}`,
-        );
-      }
-      if (!(await stat(point)).isDirectory())
-        throw new WorkspaceUnavailableError('a workspace mount did not appear');
-      await hostHelper().unmount(point);
-    } finally {
-      await rm(image, { force: true });
-      await rmdir(this.mountPath(id)).catch(() => {});
-    }
+    if ((await mountPoints()).has(point)) await this.images.unmount(point);
   }
 }
 
 /** Why this host cannot have loop-mounted workspaces, or undefined when it can. */
-export function unsupportedReason(): string | undefined {
-  if (process.platform !== 'linux') return `loop-mounted workspaces need Linux (this is ${process.platform})`;
-  if (process.getuid?.() !== 0) {
-    return 'loop-mounted workspaces need the server to run as root (it mounts one filesystem per workspace)';
-  }
-  for (const program of ['mkfs.ext4', 'mount', 'umount']) {
-    if (!findProgram(program)) return `${program} is missing (install e2fsprogs and mount)`;
-  }
-  if (!existsSync('/dev/loop-control')) return 'no loop devices on this host (/dev/loop-control is missing)';
-  return undefined;
-}
+export const unsupportedReason = (): string | undefined => Ext4Images.unsupportedReason();
