@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Docker from 'dockerode';
@@ -114,12 +115,21 @@ export async function ensureAppImage(docker: Docker, log: (line: string) => void
   return result.image;
 }
 
-/** The docker0 bridge's address on the host: what `host.docker.internal:host-gateway` names. */
+/**
+ * The default bridge's address on the host: what `host.docker.internal:host-gateway` names.
+ * An engine that found its bridge (docker0) already up from an earlier start lists no gateway
+ * in the network's IPAM; the bridge interface's own IPv4 address is the same thing.
+ */
 export async function hostGateway(docker: Docker): Promise<string> {
   const bridge = await docker.getNetwork('bridge').inspect();
-  const gateway = bridge.IPAM?.Config?.[0]?.Gateway as string | undefined;
-  if (!gateway) throw new Error('the engine has no bridge network gateway');
-  return gateway;
+  const listed = bridge.IPAM?.Config?.[0]?.Gateway as string | undefined;
+  if (listed) return listed;
+  const name = (bridge.Options?.['com.docker.network.bridge.name'] as string | undefined) ?? 'docker0';
+  // Not os.networkInterfaces(): it leaves out a bridge that is down (no container on it yet).
+  const shown = spawnSync('ip', ['-4', '-o', 'addr', 'show', 'dev', name], { encoding: 'utf8' }).stdout ?? '';
+  const address = /\binet (\d+\.\d+\.\d+\.\d+)\//.exec(shown)?.[1];
+  if (!address) throw new Error(`the engine's bridge network has no gateway, and ${name} no IPv4 address`);
+  return address;
 }
 
 export async function mounts(under: string): Promise<string[]> {
