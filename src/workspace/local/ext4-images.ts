@@ -21,6 +21,19 @@ export interface Ext4ImageOptions {
   scrub: (text: string) => string;
 }
 
+/** Why this host cannot have loop-mounted workspaces, or undefined when it can. */
+export function unsupportedReason(): string | undefined {
+  if (process.platform !== 'linux') return `loop-mounted workspaces need Linux (this is ${process.platform})`;
+  if (process.getuid?.() !== 0) {
+    return 'loop-mounted workspaces need the server to run as root (it mounts one filesystem per workspace)';
+  }
+  for (const program of ['mkfs.ext4', 'mount', 'umount']) {
+    if (!findProgram(program)) return `${program} is missing (install e2fsprogs and mount)`;
+  }
+  if (!existsSync('/dev/loop-control')) return 'no loop devices on this host (/dev/loop-control is missing)';
+  return undefined;
+}
+
 /**
  * The system's part of a loop workspace: a sparse image with an ext4 filesystem of the
  * quota's size and inode count, mounted `nosuid,nodev,nosymfollow` through a loop device of
@@ -34,21 +47,6 @@ export class Ext4Images {
   };
 
   constructor(private readonly options: Ext4ImageOptions) {}
-
-  /** Why this host cannot have loop-mounted workspaces, or undefined when it can. */
-  static unsupportedReason(): string | undefined {
-    if (process.platform !== 'linux')
-      return `loop-mounted workspaces need Linux (this is ${process.platform})`;
-    if (process.getuid?.() !== 0) {
-      return 'loop-mounted workspaces need the server to run as root (it mounts one filesystem per workspace)';
-    }
-    for (const program of ['mkfs.ext4', 'mount', 'umount']) {
-      if (!findProgram(program)) return `${program} is missing (install e2fsprogs and mount)`;
-    }
-    if (!existsSync('/dev/loop-control'))
-      return 'no loop devices on this host (/dev/loop-control is missing)';
-    return undefined;
-  }
 
   /**
    * A new sparse image (it takes no disk until written) with an empty filesystem of the

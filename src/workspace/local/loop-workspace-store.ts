@@ -5,7 +5,7 @@ import { NotFoundError } from '../../errors/index.ts';
 import { randomHex } from '../../ids/random-hex.ts';
 import { WorkspaceUnavailableError } from '../errors/workspace-unavailable-error.ts';
 import type { Workspace, WorkspaceStore } from '../workspace.ts';
-import { Ext4Images } from './ext4-images.ts';
+import { Ext4Images, unsupportedReason } from './ext4-images.ts';
 import { ImageTemplate } from './image-template.ts';
 import { LocalWorkspace } from './local-workspace.ts';
 import { PendingWorkspace } from './pending-workspace.ts';
@@ -310,6 +310,3 @@ export class LoopWorkspaceStore implements WorkspaceStore {
     if ((await mountPoints()).has(point)) await this.images.unmount(point);
   }
 }
-
-/** Why this host cannot have loop-mounted workspaces, or undefined when it can. */
-export const unsupportedReason = (): string | undefined => Ext4Images.unsupportedReason();
