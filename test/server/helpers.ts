@@ -8,9 +8,10 @@ import type { ScriptInput } from '../../src/llm/scripted/script.ts';
 import { type ScriptedModel, startScriptedModel } from '../../src/llm/scripted/server.ts';
 import { loadServerConfig } from '../../src/server/config.ts';
 import { createService, type Service } from '../../src/server/service.ts';
+import { LoopWorkspaceStore } from '../../src/workspace/local/loop-workspace-store.ts';
 import { unmountUnder } from '../helpers/mounts.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/postgres.ts';
-import { TEST_IMAGE } from '../helpers/sandbox.ts';
+import { eventually, TEST_IMAGE } from '../helpers/sandbox.ts';
 import { postgresAccess, type StoreKind, sqliteAccess, type TestDatabaseAccess } from '../helpers/stores.ts';
 
 export interface TestServer {
@@ -76,6 +77,11 @@ export async function startTestServer(
     logger: false,
   });
   const url = await service.listen();
+  // The spare workspaces are made in the background: a test that compares the data dir
+  // before and after a request must not see them appear in between.
+  const { workspaces } = service.deps;
+  if (workspaces instanceof LoopWorkspaceStore)
+    await eventually(async () => workspaces.sparesInTheMaking === 0, 'the spare workspaces', 30_000);
   return {
     url,
     service,

@@ -132,6 +132,11 @@ export class LoopWorkspaceStore implements WorkspaceStore {
     return this.spares.length;
   }
 
+  /** Spares being made in the background now (0 once the store has as many as it keeps). */
+  get sparesInTheMaking(): number {
+    return this.sparesMaking;
+  }
+
   /** A spare workspace, no longer marked as one, or undefined when none is ready. */
   private async takeSpare(): Promise<Workspace | undefined> {
     const id = this.spares.shift();
