@@ -318,6 +318,19 @@ describe('the web studio', { timeout: 900_000 }, () => {
     await page.keyboard.press('Escape');
   });
 
+  test('a dialog the browser closes by itself opens again', async () => {
+    // Chromium closes a dialog on Esc without a cancel event when the page has had no user
+    // activation since the last one; close() is that same native close.
+    await page.click('#settings-button');
+    await page.waitForSelector('#settings-dialog[open]');
+    await page.locator('#settings-dialog').evaluate((dialog) => (dialog as HTMLDialogElement).close());
+    await page.waitForSelector('#settings-dialog', { state: 'detached' });
+    await page.click('#settings-button');
+    await page.waitForSelector('#settings-dialog[open]');
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('#settings-dialog', { state: 'detached' });
+  });
+
   test('the narrow layout: panels become tabs', async () => {
     const narrow = await openPage(browser, page.url(), { width: 390, height: 844 });
     await narrow.page.waitForSelector('article.run');

@@ -13,10 +13,15 @@ export function Modal(props: {
   id?: string;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const mounted = useRef(true);
   useEffect(() => {
     const dialog = ref.current;
+    mounted.current = true;
     if (dialog && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
+    return () => {
+      mounted.current = false;
+      dialog?.close();
+    };
   }, []);
   return (
     <dialog
@@ -27,6 +32,12 @@ export function Modal(props: {
       onCancel={(e) => {
         e.preventDefault();
         props.onClose();
+      }}
+      // Chromium closes a dialog on Esc without a cancelable cancel event when the page has had
+      // no user activation since the last one: the app must still learn that it is gone, or
+      // opening the same dialog again would change no state and show nothing.
+      onClose={() => {
+        if (mounted.current) props.onClose();
       }}
     >
       <div class="modal-head">
