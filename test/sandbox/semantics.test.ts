@@ -61,6 +61,32 @@ describe('cell semantics', () => {
     }
   });
 
+  test('a cell that comes while the next worker still rehearses runs whole, as a fresh process', async () => {
+    // Each stateless cell stops the rehearsal of the worker it lands on. The pauses between
+    // cells sweep the worker's whole preparation (fork, set-up, each rehearsal phase), so some
+    // cells land mid-phase: each must still get its output, a clean namespace, and signals as
+    // any Python process has them.
+    const ref = session();
+    const code = [
+      'import signal, pandas as pd',
+      "print(signal.getsignal(signal.SIGUSR1) == signal.SIG_DFL, pd.DataFrame({'a': [1, 2]}).sum().a,",
+      "      __name__, sorted(k for k in globals() if not k.startswith('__')))",
+    ].join('\n');
+    try {
+      for (let i = 0; i < 30; i++) {
+        await new Promise((r) => setTimeout(r, i * 2));
+        const result = await sandbox.runCell(ref, { code });
+        assert.deepEqual(
+          [result.status, result.output, result.error],
+          ['ok', "True 3 __main__ ['pd', 'signal']\n", undefined],
+          `cell ${i}`,
+        );
+      }
+    } finally {
+      await sandbox.closeSession(ref.id);
+    }
+  });
+
   test('stateful cells keep their variables, also after an error', async () => {
     const ref = session(true);
     try {

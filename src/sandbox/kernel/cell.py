@@ -85,13 +85,40 @@ def attach_output(out_w, keep_fds):
     set_streams()
 
 
+# The kernel sends a stateless worker this signal just before its real cell: a worker still
+# rehearsing drops the phase it is in instead of making the cell wait for it (on a busy
+# machine a phase can take 10 ms). Ignored at any other time, by the zygote too (workers
+# inherit that), and set back to its default only once the real cell has been read, so a
+# late signal can never reach a cell.
+REHEARSAL_STOP = signal.SIGUSR1
+
+
+class RehearsalOver(BaseException):
+    """Raised inside a rehearsal cell when the real cell has come."""
+
+
+def stop_rehearsal(_signum, frame):
+    rehearsal_state["stop"] = True
+    # Only rehearsal code (compiled as <cell>) is ever interrupted: never this module's own
+    # bookkeeping around it (streams, pipes, the namespace), which must run to its end.
+    while frame is not None:
+        if frame.f_code.co_filename == "<cell>":
+            raise RehearsalOver()
+        frame = frame.f_back
+
+
+rehearsal_state = {"stop": False}
+
+
 def rehearse(pending_fd=None):
     """Serve synthetic cells through the real code path, output discarded.
 
     Run by the zygote (to fill caches) and by each fresh worker while it waits:
     the pages a cell touches are then already copied when the real cell arrives.
-    A worker stops early when its real cell is already waiting on `pending_fd`.
+    A worker stops when its real cell is already waiting on `pending_fd`, or at once,
+    mid-phase, when the kernel sends REHEARSAL_STOP.
     """
+    signal.signal(REHEARSAL_STOP, stop_rehearsal)
     saved = (os.dup(1), os.dup(2))
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, 1)
@@ -103,12 +130,13 @@ def rehearse(pending_fd=None):
     done_r, done_w = os.pipe()
     namespace = None
     for code in WARMUP_PHASES:
-        if pending_fd is not None and select.select([pending_fd], [], [], 0)[0]:
+        if rehearsal_state["stop"] or (pending_fd is not None and select.select([pending_fd], [], [], 0)[0]):
             break
         body = json.dumps({"id": "rehearsal", "code": code, "timeout_ms": 30000, "cwd": "/"}).encode()
         write_all(code_w, struct.pack(">I", len(body)) + body)
-        _, namespace = serve_cell(code_r, done_w, namespace)
+        _, namespace = serve_cell(code_r, done_w, namespace, rehearsal=True)
         os.read(done_r, DONE_MAX)
+    signal.signal(REHEARSAL_STOP, signal.SIG_IGN)
     for fd in (code_r, code_w, done_r, done_w):
         os.close(fd)
     sys.modules["__main__"] = main
@@ -237,6 +265,8 @@ def run_code(code, namespace):
         else:
             sys.stderr.write("%s\n" % (value,))
             status = 1
+    except RehearsalOver:
+        status = 1  # no traceback: nobody reads a rehearsal's, and the real cell is waiting
     except BaseException as error:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         tb = error.__traceback__
@@ -300,9 +330,12 @@ def report_done(done_fd, status, record=None):
         pass  # the cell closed it; the kernel falls back to the exit status
 
 
-def serve_cell(code_fd, done_fd, namespace):
+def serve_cell(code_fd, done_fd, namespace, rehearsal=False):
     """Wait for one request, run it, report its status; returns (status, namespace)."""
     request = read_request(code_fd)
+    if not rehearsal:
+        # Any stop signal the kernel sent was sent before this request was written.
+        signal.signal(REHEARSAL_STOP, signal.SIG_DFL)
     prepare_cell(request)
     if namespace is None:
         namespace = fresh_namespace(request)

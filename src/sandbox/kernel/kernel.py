@@ -78,6 +78,13 @@ class Worker:
         except OSError:
             return False
 
+    def stop_rehearsal(self):
+        """Before the request is written: a worker still rehearsing stops now (cell.py)."""
+        try:
+            os.kill(self.pid, REHEARSAL_STOP)
+        except OSError:
+            pass
+
     def signal(self, sig):
         try:
             os.killpg(self.pid, sig)
@@ -222,6 +229,8 @@ class Kernel:
         worker = self.worker(mode)
         if mode == STATEFUL:
             worker.signal(signal.SIGCONT)  # stopped since its last cell
+        else:
+            worker.stop_rehearsal()
         if not worker.submit(request):
             self.retire(mode)
             worker = self.worker(mode)

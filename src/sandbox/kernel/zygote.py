@@ -99,6 +99,7 @@ def zygote_main(channel):
     os.set_blocking(wake_r, False)
     os.set_blocking(wake_w, False)
     signal.signal(signal.SIGCHLD, lambda *_: None)
+    signal.signal(REHEARSAL_STOP, signal.SIG_IGN)  # until each worker's real cell is read
     signal.set_wakeup_fd(wake_w)
     channel.send(b"Y" + json.dumps(loaded).encode())
     while True:
