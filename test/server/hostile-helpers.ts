@@ -185,14 +185,23 @@ export async function dbCounts(
 /**
  * Every entry under `root` (not following symlinks), as `path → kind:size` for files and
  * `path → kind` otherwise. The database's own files are left out: their bytes change on reads.
+ * So are spare workspaces (marked `<id>.spare` from before their image is made until one is
+ * handed to a thread): the server makes them whenever it gave one out, a second later, so
+ * one may appear between any two snapshots whatever the request in between did.
  */
 export async function treeOf(root: string): Promise<Map<string, string>> {
   const found = new Map<string, string>();
+  const spares = new Set(
+    (await readdir(join(root, 'workspaces')).catch(() => []))
+      .map((name) => /^(ws-[0-9a-f]+)\.spare$/.exec(name)?.[1])
+      .filter((id) => id !== undefined),
+  );
   const walk = async (dir: string, prefix: string): Promise<void> => {
     const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
     for (const entry of entries) {
       const path = prefix + entry.name;
       if (prefix === '' && entry.name.startsWith('analyst.db')) continue;
+      if (prefix === 'workspaces/' && spares.has(entry.name.replace(/\.(img|spare)$/, ''))) continue;
       // Slots are binds of workspaces into session containers: the same files seen twice.
       if (prefix === 'run/' && entry.name === 'slots') continue;
       const info = await lstat(join(dir, entry.name));
