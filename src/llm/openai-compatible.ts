@@ -1,8 +1,5 @@
-import OpenAI from 'openai';
-import type {
-  ChatCompletionCreateParamsNonStreaming,
-  ChatCompletionCreateParamsStreaming,
-} from 'openai/resources/chat/completions';
+import type { Agent } from 'node:http';
+import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
 import {
   chatCompletionBody,
   finishReasonFromUpstream,
@@ -17,8 +14,10 @@ import { ModelError } from './errors/model-error.ts';
 import type { LanguageModel, ModelRequest, ModelResponse, ModelStreamPart } from './model.ts';
 import { retryDelayMs, sleep } from './retry.ts';
 import { isReasoningModel, mergeSampling, type SamplingOptions } from './sampling.ts';
+import { RELAY_BUDGET, type TurnBudget } from './turn-budget.ts';
 import { requestAborted as abortError, UpstreamCall } from './upstream-call.ts';
-import { describeUpstreamFailure, normalizingFetch } from './upstream-error.ts';
+import { describeUpstreamFailure } from './upstream-error.ts';
+import { UpstreamHttp } from './upstream-http.ts';
 
 export interface OpenAICompatibleOptions {
   /** The id Analyst knows this model by. */
@@ -37,8 +36,10 @@ export interface OpenAICompatibleOptions {
   firstByteTimeoutMs?: number;
   /** Longest silence between two chunks of a stream. Default 120 000. */
   idleTimeoutMs?: number;
-  /** The `fetch` used for HTTP. Default `globalThis.fetch`. */
-  fetch?: typeof fetch;
+  /** The share of each event-loop turn streams may take. Default: the process's `RELAY_BUDGET`. */
+  relayBudget?: TurnBudget;
+  /** The HTTP connection pool (tests count connections with their own). Default: a keep-alive agent of this model's. */
+  agent?: Agent;
   /** Sampling used where a request leaves a field unset (the model's documented defaults). */
   defaults?: SamplingOptions;
   /**
@@ -48,17 +49,16 @@ export interface OpenAICompatibleOptions {
   reasoning?: boolean;
 }
 
-/** The openai client's own timeout is disabled (its maximum): our deadlines govern. */
-const CLIENT_TIMEOUT_MS = 2_147_483_647;
-
 /**
  * A model behind an OpenAI-compatible chat-completions endpoint (vLLM, OpenAI, Ollama,
- * llama.cpp server), through the official `openai` client with its retries off: this class
- * retries itself, because a stream may only be retried before any of it reached the caller.
+ * llama.cpp server), over plain HTTP (`UpstreamHttp`). This class retries itself, because a
+ * stream may only be retried before any of it reached the caller, and its deadlines
+ * (`UpstreamCall`) govern the request.
  */
 export class OpenAICompatibleModel implements LanguageModel {
   readonly id: string;
-  readonly #client: OpenAI;
+  readonly #http: UpstreamHttp;
+  readonly #budget: TurnBudget;
   readonly #upstreamModel: string;
   readonly #apiKey: string | undefined;
   readonly #describe: string;
@@ -80,19 +80,8 @@ export class OpenAICompatibleModel implements LanguageModel {
     this.#idleTimeoutMs = options.idleTimeoutMs ?? 120_000;
     this.#defaults = options.defaults ?? {};
     this.#style = { reasoning: options.reasoning ?? isReasoningModel(options.upstreamModel) };
-    this.#client = new OpenAI({
-      baseURL: options.baseUrl,
-      // Pass every credential explicitly: the client would otherwise read OPENAI_API_KEY and
-      // friends from the environment and send them to whatever server this is.
-      apiKey: options.apiKey || 'EMPTY',
-      adminAPIKey: null,
-      organization: null,
-      project: null,
-      webhookSecret: null,
-      maxRetries: 0,
-      timeout: CLIENT_TIMEOUT_MS,
-      fetch: normalizingFetch(options.fetch ?? globalThis.fetch),
-    });
+    this.#budget = options.relayBudget ?? RELAY_BUDGET;
+    this.#http = new UpstreamHttp({ baseUrl: options.baseUrl, apiKey: options.apiKey, agent: options.agent });
   }
 
   stream(request: ModelRequest): AsyncIterable<ModelStreamPart> {
@@ -112,19 +101,23 @@ export class OpenAICompatibleModel implements LanguageModel {
       stream: true,
       stream_options: { include_usage: true },
     };
-    const chunks = await this.#client.chat.completions.create(
-      body as unknown as ChatCompletionCreateParamsStreaming,
-      { signal: call.signal },
-    );
+    const chunks = this.#http.postStream('/chat/completions', JSON.stringify(body), call.signal);
     const ending: StreamEnding = { finishReason: null, stopReason: null, usage: undefined };
+    let answered = false;
     for await (const chunk of chunks) {
       // The idle deadline measures the upstream's silence, not the time our caller spends on a part.
       call.disarm();
-      for (const part of partsOfChunk(chunk, ending)) yield part;
+      for (const part of partsOfChunk(chunk as ChatCompletionChunk, ending)) {
+        answered = true;
+        yield part;
+      }
+      // After the first part, a stream takes its turn with every other (TurnBudget).
+      const turn = answered ? this.#budget.wait() : undefined;
+      if (turn) await turn;
       call.arm('idleTimeoutMs', this.#idleTimeoutMs);
     }
     call.disarm();
-    // The client ends a stream quietly when its request is aborted: a timeout or an abort is not an end.
+    // A stream cut by a timeout or an abort is not an end, however it ended.
     call.throwIfStopped();
     yield {
       type: 'finish',
@@ -137,10 +130,11 @@ export class OpenAICompatibleModel implements LanguageModel {
   async *#completeOnce(request: ModelRequest, call: UpstreamCall): AsyncGenerator<ModelResponse> {
     call.arm('firstByteTimeoutMs', this.#firstByteTimeoutMs);
     const body = { ...this.#body(request), stream: false };
-    const completion = await this.#client.chat.completions.create(
-      body as unknown as ChatCompletionCreateParamsNonStreaming,
-      { signal: call.signal },
-    );
+    const completion = (await this.#http.postJson(
+      '/chat/completions',
+      JSON.stringify(body),
+      call.signal,
+    )) as ChatCompletion;
     call.disarm();
     call.throwIfStopped();
     const choice = completion.choices?.[0];

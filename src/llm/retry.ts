@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { requestAborted as abortError } from './upstream-call.ts';
 
 /** The longest `Retry-After` we wait for; a longer one is shortened to this. */
@@ -7,9 +8,12 @@ export const MAX_RETRY_AFTER_MS = 10_000;
  * How long the server asked us to wait, from `retry-after-ms` (OpenAI) or `Retry-After`
  * (seconds or an HTTP date), capped at {@link MAX_RETRY_AFTER_MS}; undefined without a usable header.
  */
-export function retryAfterMs(headers: Headers | undefined, now: number = Date.now()): number | undefined {
-  const milliseconds = headers?.get('retry-after-ms');
-  const retryAfter = headers?.get('retry-after');
+export function retryAfterMs(
+  headers: IncomingHttpHeaders | undefined,
+  now: number = Date.now(),
+): number | undefined {
+  const milliseconds = first(headers?.['retry-after-ms']);
+  const retryAfter = first(headers?.['retry-after']);
   let wait: number | undefined;
   if (milliseconds && Number.isFinite(Number(milliseconds))) wait = Number(milliseconds);
   else if (retryAfter && retryAfter.trim() !== '' && Number.isFinite(Number(retryAfter)))
@@ -18,6 +22,9 @@ export function retryAfterMs(headers: Headers | undefined, now: number = Date.no
   if (wait === undefined) return undefined;
   return Math.min(Math.max(wait, 0), MAX_RETRY_AFTER_MS);
 }
+
+const first = (value: string | string[] | undefined): string | undefined =>
+  Array.isArray(value) ? value[0] : value;
 
 /**
  * The wait before retry number `retry` (0 for the first retry): the server's `Retry-After`

@@ -1,6 +1,5 @@
-import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { ModelError } from './errors/model-error.ts';
-import { ModelTimeoutError } from './errors/model-timeout-error.ts';
+import { UpstreamHttpError } from './errors/upstream-http-error.ts';
 import { retryAfterMs } from './retry.ts';
 
 /** What went wrong in one attempt, as a typed error, and whether another attempt may help. */
@@ -22,41 +21,33 @@ export interface UpstreamContext {
   attempts: number;
 }
 
-/** Turns whatever the openai client (or its stream) threw into a `ModelError` a person can act on. */
+/** Turns whatever one attempt threw (transport, parsing) into a `ModelError` a person can act on. */
 export function describeUpstreamFailure(error: unknown, context: UpstreamContext): UpstreamFailure {
   const redact = (text: string): string =>
     context.apiKey ? text.replaceAll(context.apiKey, '[redacted]') : text;
   const after = context.attempts > 1 ? ` after ${context.attempts} attempts` : '';
 
-  if (error instanceof APIConnectionTimeoutError) {
-    return {
-      error: new ModelTimeoutError(redact(`${context.describe} did not answer in time`), { cause: error }),
-      retryable: false,
-    };
-  }
-  if (error instanceof APIConnectionError) {
-    const reason = redact(connectionReason(error));
+  if (error instanceof UpstreamHttpError && error.failure === 'connection') {
     return {
       error: new ModelError(
-        `cannot reach ${context.describe} (${reason})${after}: is the server running, and is the base URL right?`,
+        `cannot reach ${context.describe} (${redact(error.message)})${after}: is the server running, and is the base URL right?`,
         { cause: error },
       ),
       retryable: true,
     };
   }
-  if (isBrokenConnection(error)) {
-    const reason = redact(connectionReason(error));
+  if (error instanceof UpstreamHttpError && error.failure === 'broken') {
     return {
       error: new ModelError(
-        `the connection to ${context.describe} broke mid-answer (${reason})${after}: check the server and any proxy in between`,
+        `the connection to ${context.describe} broke mid-answer (${redact(error.message)})${after}: check the server and any proxy in between`,
         { cause: error },
       ),
       retryable: true,
     };
   }
-  if (error instanceof APIError) {
+  if (error instanceof UpstreamHttpError) {
     const status = error.status;
-    const upstream = redact(upstreamMessage(error));
+    const upstream = redact(upstreamMessage(error.body, status));
     const said =
       status === undefined ? `failed mid-stream: "${upstream}"` : `answered ${status}: "${upstream}"`;
     let advice = '';
@@ -76,12 +67,9 @@ export function describeUpstreamFailure(error: unknown, context: UpstreamContext
   }
   if (error instanceof SyntaxError) {
     return {
-      error: new ModelError(
-        `${context.describe} sent a stream chunk that is not JSON: ${redact(error.message)}`,
-        {
-          cause: error,
-        },
-      ),
+      error: new ModelError(`${context.describe} sent an answer that is not JSON: ${redact(error.message)}`, {
+        cause: error,
+      }),
       retryable: false,
     };
   }
@@ -92,61 +80,17 @@ export function describeUpstreamFailure(error: unknown, context: UpstreamContext
   };
 }
 
-/** The upstream's own words: `error.message` of an OpenAI-shaped body, a bare string (Ollama), or the body. */
-function upstreamMessage(error: APIError): string {
-  const body: unknown = error.error;
-  if (typeof body === 'string' && body.trim() !== '') return body;
-  if (body && typeof body === 'object' && 'message' in body && typeof body.message === 'string')
-    return body.message;
-  return error.message.replace(/^\d{3} /, '');
-}
-
-/** `fetch` reports a connection dropped mid-body as `TypeError: terminated` (undici) or similar. */
-function isBrokenConnection(error: unknown): boolean {
-  return error instanceof TypeError && /terminated|fetch failed|socket|network/i.test(error.message);
-}
-
-/** The most specific reason in the cause chain, e.g. `ECONNREFUSED 127.0.0.1:8000`. */
-function connectionReason(error: unknown): string {
-  let reason = error instanceof Error ? error.message : String(error);
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && current instanceof Error; depth += 1) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return current.message || code;
-    if (current.message) reason = current.message;
-    current = current.cause;
-  }
-  return reason;
-}
-
 /**
- * Wraps `fetch` so that error bodies in vLLM's older shape (`{"object":"error","message":…}` at
- * the top level) reach the openai client as `{"error":{…}}`; otherwise it would report
- * "400 status code (no body)" and the upstream's explanation would be lost.
+ * The upstream's own words: `error.message` of an OpenAI-shaped body, `message` at the top
+ * level (vLLM's older shape), a bare string (Ollama), or the text it sent.
  */
-export function normalizingFetch(inner: typeof fetch): typeof fetch {
-  return async (input, init) => {
-    const response = await inner(input, init);
-    if (response.ok) return response;
-    const text = await response.text();
-    let body = text;
-    try {
-      const parsed: unknown = JSON.parse(text);
-      if (
-        parsed &&
-        typeof parsed === 'object' &&
-        !('error' in parsed) &&
-        'message' in parsed &&
-        typeof parsed.message === 'string'
-      )
-        body = JSON.stringify({ error: parsed });
-    } catch {
-      // Not JSON: the openai client reports the text as it is.
-    }
-    return new Response(body, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
+function upstreamMessage(body: unknown, status: number | undefined): string {
+  const said = (value: unknown): string | undefined => {
+    if (typeof value === 'string' && value.trim() !== '') return value.trim().slice(0, 2000);
+    if (value && typeof value === 'object' && 'message' in value && typeof value.message === 'string')
+      return value.message;
+    return undefined;
   };
+  const error = body && typeof body === 'object' && 'error' in body ? body.error : undefined;
+  return said(error) ?? said(body) ?? (status === undefined ? 'no details' : `HTTP ${status} with no body`);
 }

@@ -1,3 +1,5 @@
+import { Agent, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { OpenAICompatibleModel, type OpenAICompatibleOptions } from '../../src/llm/openai-compatible.ts';
 import {
@@ -68,4 +70,28 @@ export function assembleChunks(chunks: ChatCompletionChunk[]) {
     stopReason = (choice as { stop_reason?: unknown }).stop_reason ?? stopReason;
   }
   return { text, calls, finish, stopReason };
+}
+
+/** A plain HTTP server on 127.0.0.1 answering with `handler` (for upstreams the scripted model cannot play). */
+export async function withRawServer<T>(
+  handler: (request: IncomingMessage, response: ServerResponse) => void,
+  body: (baseUrl: string) => Promise<T>,
+): Promise<T> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    return await body(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+/** An agent that counts the connections it opens (each attempt at a refused port is one). */
+export class CountingAgent extends Agent {
+  connections = 0;
+  override createConnection(...args: Parameters<Agent['createConnection']>) {
+    this.connections += 1;
+    return super.createConnection(...args);
+  }
 }

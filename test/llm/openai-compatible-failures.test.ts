@@ -5,7 +5,14 @@ import { ModelTimeoutError } from '../../src/llm/errors/model-timeout-error.ts';
 import type { ModelRequest, ModelStreamPart } from '../../src/llm/model.ts';
 import { OpenAICompatibleModel } from '../../src/llm/openai-compatible.ts';
 import { startScriptedModel } from '../../src/llm/scripted/index.ts';
-import { chatRequests, collect, modelFor, withScriptedModel } from './helpers.ts';
+import {
+  CountingAgent,
+  chatRequests,
+  collect,
+  modelFor,
+  withRawServer,
+  withScriptedModel,
+} from './helpers.ts';
 
 const ask = (extra: Partial<ModelRequest> = {}): ModelRequest => ({
   messages: [{ role: 'user', content: 'q' }],
@@ -15,22 +22,6 @@ const textOf = (parts: ModelStreamPart[]): string =>
   parts.map((p) => (p.type === 'text-delta' ? p.text : '')).join('');
 const isAbortError = (error: unknown): boolean => error instanceof Error && error.name === 'AbortError';
 
-/** A fetch that answers with an SSE body which breaks (like a dropped connection) after `events`. */
-function breakingFetch(events: object[], calls: { count: number }): typeof fetch {
-  return async () => {
-    calls.count += 1;
-    const pending = [...events];
-    const body = new ReadableStream<Uint8Array>({
-      // One event per read, then the error: erroring at once would discard what was queued.
-      pull(controller) {
-        const event = pending.shift();
-        if (event) controller.enqueue(new TextEncoder().encode(`data: ${JSON.stringify(event)}\n\n`));
-        else controller.error(new TypeError('terminated'));
-      },
-    });
-    return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
-  };
-}
 const chunk = (delta: object) => ({
   id: 'c',
   object: 'chat.completion.chunk',
@@ -109,71 +100,84 @@ describe('OpenAICompatibleModel retries', () => {
   });
 
   test("an error body in vLLM's older top-level shape keeps its message", async () => {
-    const oldVllm: typeof fetch = async () =>
-      new Response(
-        JSON.stringify({
-          object: 'error',
-          message: 'stop_token_ids must be integers',
-          type: 'BadRequestError',
-          code: 400,
-        }),
-        { status: 400, headers: { 'content-type': 'application/json' } },
-      );
-    const model = new OpenAICompatibleModel({
-      id: 'm',
-      baseUrl: 'http://127.0.0.1:9/v1',
-      upstreamModel: 'm',
-      fetch: oldVllm,
-    });
-    await assert.rejects(model.complete(ask()), /stop_token_ids must be integers/);
+    const oldVllm = {
+      object: 'error',
+      message: 'stop_token_ids must be integers',
+      type: 'BadRequestError',
+      code: 400,
+    };
+    await withRawServer(
+      (_request, response) =>
+        response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify(oldVllm)),
+      async (baseUrl) => {
+        const model = new OpenAICompatibleModel({ id: 'm', baseUrl, upstreamModel: 'm' });
+        await assert.rejects(model.complete(ask()), /answered 400: "stop_token_ids must be integers"/);
+        await assert.rejects(collect(model.stream(ask())), /answered 400: "stop_token_ids must be integers"/);
+      },
+    );
+  });
+
+  test('an error body that is text, or empty, is said as it is', async () => {
+    const bodies = ['upstream proxy: model offline', ''];
+    await withRawServer(
+      (_request, response) => response.writeHead(502).end(bodies.shift()),
+      async (baseUrl) => {
+        const model = new OpenAICompatibleModel({ id: 'm', baseUrl, upstreamModel: 'm', maxRetries: 0 });
+        await assert.rejects(
+          model.complete(ask()),
+          /answered 502: "upstream proxy: model offline"; the model server failed/,
+        );
+        await assert.rejects(model.complete(ask()), /answered 502: "HTTP 502 with no body"/);
+      },
+    );
   });
 
   test('a refused connection is retried, then named with the URL', async () => {
     const server = await startScriptedModel({ script: { turns: [{ content: 'x' }] } });
     await server.close();
-    const calls = { count: 0 };
-    const counting: typeof fetch = (input, init) => {
-      calls.count += 1;
-      return fetch(input, init);
-    };
-    const model = modelFor(server, { maxRetries: 1, fetch: counting });
+    const agent = new CountingAgent();
+    const model = modelFor(server, { maxRetries: 1, agent });
     await assert.rejects(collect(model.stream(ask())), (error: unknown) => {
       assert.ok(error instanceof ModelError);
       assert.equal(error.upstreamStatus, undefined);
       assert.match(
         error.message,
-        /cannot reach model "scripted" at http:\/\/127\.0\.0\.1:\d+\/v1 \(.*ECONNREFUSED/,
+        /cannot reach model "scripted" at http:\/\/127\.0\.0\.1:\d+\/v1 \(.*ECONNREFUSED.*\) after 2 attempts/,
       );
       return true;
     });
-    assert.equal(calls.count, 2);
+    assert.equal(agent.connections, 2);
   });
 
   test('a stream that breaks before any part is retried; after a part, it is not', async () => {
-    const early = { count: 0 };
-    const model = (fetch: typeof globalThis.fetch) =>
-      new OpenAICompatibleModel({
-        id: 'm',
-        baseUrl: 'http://127.0.0.1:9/v1',
-        upstreamModel: 'm',
-        maxRetries: 1,
-        retryBaseDelayMs: 1,
-        fetch,
-      });
-    await assert.rejects(
-      collect(model(breakingFetch([chunk({ role: 'assistant', content: '' })], early)).stream(ask())),
-      ModelError,
+    // The server writes these events, then drops the connection mid-answer.
+    const answers = [[chunk({ role: 'assistant', content: '' })], [chunk({ content: 'hel' })]];
+    const requests: number[] = [];
+    await withRawServer(
+      (_request, response) => {
+        const events = answers[Math.min(requests.length, 1)]!;
+        requests.push(events.length);
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        for (const event of events) response.write(`data: ${JSON.stringify(event)}\n\n`);
+        setTimeout(() => response.socket?.destroy(), 20);
+      },
+      async (baseUrl) => {
+        const model = new OpenAICompatibleModel({
+          id: 'm',
+          baseUrl,
+          upstreamModel: 'm',
+          maxRetries: 1,
+          retryBaseDelayMs: 1,
+        });
+        const parts: ModelStreamPart[] = [];
+        await assert.rejects(async () => {
+          for await (const part of model.stream(ask())) parts.push(part);
+        }, /broke mid-answer/);
+        // The first attempt broke before any text (retried); the second after "hel" (not retried).
+        assert.equal(requests.length, 2);
+        assert.equal(textOf(parts), 'hel');
+      },
     );
-    assert.equal(early.count, 2, 'nothing had been yielded: retried');
-
-    const late = { count: 0 };
-    const parts: ModelStreamPart[] = [];
-    await assert.rejects(async () => {
-      for await (const part of model(breakingFetch([chunk({ content: 'hel' })], late)).stream(ask()))
-        parts.push(part);
-    }, ModelError);
-    assert.equal(textOf(parts), 'hel');
-    assert.equal(late.count, 1, 'a part had been yielded: not retried');
   });
 });
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ModelRequest, ModelStreamPart, ToolCall } from '../../src/llm/model.ts';
-import { chatRequests, collect, modelFor, withScriptedModel } from './helpers.ts';
+import { OpenAICompatibleModel } from '../../src/llm/openai-compatible.ts';
+import { chatRequests, collect, modelFor, withRawServer, withScriptedModel } from './helpers.ts';
 
 const ask = (content: string, extra: Partial<ModelRequest> = {}): ModelRequest => ({
   messages: [{ role: 'user', content }],
@@ -174,17 +175,26 @@ describe('OpenAICompatibleModel against the scripted model', () => {
   });
 
   test('stopping early (break) aborts the upstream request', async () => {
-    const content = 'x'.repeat(200);
-    await withScriptedModel({ turns: [{ content, chunk_chars: 1, chunk_delay_ms: 5 }] }, async (server) => {
-      const signals: AbortSignal[] = [];
-      const recordingFetch: typeof fetch = (input, init) => {
-        if (init?.signal) signals.push(init.signal);
-        return fetch(input, init);
-      };
-      const model = modelFor(server, { fetch: recordingFetch });
-      for await (const part of model.stream(ask('q'))) if (part.type === 'text-delta') break;
-      assert.equal(signals.length, 1);
-      assert.equal(signals[0]!.aborted, true);
-    });
+    let closedEarly: Promise<boolean> | undefined;
+    await withRawServer(
+      (_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        const timer = setInterval(
+          () => response.write('data: {"choices":[{"index":0,"delta":{"content":"x"}}]}\n\n'),
+          5,
+        );
+        closedEarly = new Promise((resolve) =>
+          response.on('close', () => {
+            clearInterval(timer);
+            resolve(!response.writableEnded);
+          }),
+        );
+      },
+      async (baseUrl) => {
+        const model = new OpenAICompatibleModel({ id: 'm', baseUrl, upstreamModel: 'm' });
+        for await (const part of model.stream(ask('q'))) if (part.type === 'text-delta') break;
+        assert.equal(await closedEarly, true, 'the upstream saw the connection close mid-answer');
+      },
+    );
   });
 });
