@@ -151,4 +151,36 @@ describe('the agent loop, with fakes', () => {
     assert.equal(end(events).status, 'failed');
     assert.ok(events.some((e) => e.type === 'error' && /went away/.test(e.message)));
   });
+
+  test('a model that writes past </Code> is cut right after it, wherever the deltas split the tag', async () => {
+    const text =
+      '<Analyze>Count.</Analyze><Code>\nprint(3)\n</Code>\n<Execute>made up</Execute><Answer>9</Answer>';
+    for (const chunk of [1, 2, 3, 5, 7, 11, 64]) {
+      const sandbox = new FakeSandbox([{ match: 'print(3)', output: '3\n' }]);
+      const { events } = await run([{ text, chunk }, { text: '<Answer>3</Answer>' }], { sandbox });
+      const said = events
+        .filter(
+          (e): e is Extract<AgentEvent, { type: 'text-delta' }> => e.type === 'text-delta' && e.round === 1,
+        )
+        .map((e) => e.text)
+        .join('');
+      assert.equal(said, '<Analyze>Count.</Analyze><Code>\nprint(3)\n</Code>', `deltas of ${chunk}`);
+      assert.deepEqual(
+        sandbox.cells.map((c) => c.code),
+        ['print(3)'],
+      );
+      assert.equal(end(events).answer, '3', `deltas of ${chunk}`);
+    }
+  });
+
+  test('a long answer streamed one character at a time arrives whole', async () => {
+    const words = Array.from({ length: 4000 }, (_, i) => `w${i}`).join(' ');
+    const { events } = await run([{ text: `<Answer>${words}</Answer> trailing`, chunk: 1 }]);
+    assert.equal(end(events).answer, words);
+    const said = events
+      .filter((e): e is Extract<AgentEvent, { type: 'text-delta' }> => e.type === 'text-delta')
+      .map((e) => e.text)
+      .join('');
+    assert.equal(said, `<Answer>${words}</Answer>`);
+  });
 });

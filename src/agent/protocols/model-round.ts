@@ -32,7 +32,7 @@ export async function* modelRound(
 ): AsyncGenerator<AgentEvent, ModelRoundResult> {
   const model = context.model;
   if (!model) throw new Error('modelRound needs a model');
-  let text = '';
+  const text = new StreamedText(options.terminators ?? []);
   let finishReason: FinishReason = 'other';
   let stopReason: string | number | null = null;
   let reported: { promptTokens: number; completionTokens: number } | undefined;
@@ -48,13 +48,9 @@ export async function* modelRound(
   });
   for await (const part of stream) {
     if (part.type === 'text-delta') {
-      const before = text.length;
-      text += part.text;
-      const cut = terminatorEnd(text, before, options.terminators);
-      if (cut !== undefined) text = text.slice(0, cut);
-      if (options.streamText && text.length > before)
-        yield { type: 'text-delta', round, text: text.slice(before) };
-      if (cut !== undefined) {
+      const { kept, cut } = text.add(part.text);
+      if (options.streamText && kept) yield { type: 'text-delta', round, text: kept };
+      if (cut) {
         terminated = true;
         finishReason = 'stop';
         break; // leaving the loop ends the upstream request
@@ -73,7 +69,10 @@ export async function* modelRound(
   }
   const usage = reported
     ? { prompt_tokens: reported.promptTokens, completion_tokens: reported.completionTokens }
-    : { prompt_tokens: estimateTokens(request.messages), completion_tokens: Math.ceil(text.length / 4) };
+    : {
+        prompt_tokens: estimateTokens(request.messages),
+        completion_tokens: Math.ceil(text.length / 4),
+      };
   const toolCalls: ToolCall[] = [...calls.entries()]
     .sort(([a], [b]) => a - b)
     .map(([index, call]) => ({
@@ -82,7 +81,7 @@ export async function* modelRound(
       function: { name: call.name ?? '', arguments: call.arguments },
     }));
   return {
-    text,
+    text: text.toString(),
     toolCalls,
     finishReason,
     stopReason,
@@ -91,16 +90,44 @@ export async function* modelRound(
   };
 }
 
-/** Where the first terminator that appeared in the newest text ends, if any. */
-function terminatorEnd(text: string, before: number, terminators: string[] | undefined): number | undefined {
-  let best: number | undefined;
-  for (const terminator of terminators ?? []) {
-    const from = Math.max(0, before - terminator.length + 1);
-    const index = text.indexOf(terminator, from);
-    if (index >= 0 && (best === undefined || index + terminator.length < best))
-      best = index + terminator.length;
+/**
+ * A completion's text as it streams, cut after the first terminator to appear. Each delta is
+ * searched together with only the end of the text before it (a terminator may straddle
+ * deltas), and the text is joined once at the end: searching the whole growing string for
+ * every delta flattened it each time, quadratic in the answer's length (a 2,000-delta
+ * answer copied ~40 MB, and the garbage collector took more time than the relay).
+ */
+class StreamedText {
+  private readonly parts: string[] = [];
+  private tail = '';
+  private readonly tailLength: number;
+  length = 0;
+
+  constructor(private readonly terminators: string[]) {
+    this.tailLength = Math.max(0, ...terminators.map((t) => t.length - 1));
   }
-  return best;
+
+  /** Adds a delta: what of it is kept (all of it, or up to the end of a terminator), and whether it was cut. */
+  add(delta: string): { kept: string; cut: boolean } {
+    const window = this.tail + delta;
+    let end: number | undefined;
+    for (const terminator of this.terminators) {
+      const index = window.indexOf(terminator);
+      if (index >= 0 && (end === undefined || index + terminator.length < end))
+        end = index + terminator.length;
+    }
+    const kept = end === undefined ? delta : delta.slice(0, end - this.tail.length);
+    if (kept) {
+      this.parts.push(kept);
+      this.length += kept.length;
+    }
+    this.tail = window.slice(Math.max(0, window.length - this.tailLength));
+    return { kept, cut: end !== undefined };
+  }
+
+  toString(): string {
+    return this.parts.join('');
+  }
 }
 
 function estimateTokens(messages: ChatMessage[]): number {
