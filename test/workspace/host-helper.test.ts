@@ -142,6 +142,29 @@ describe('the host helper: programs and bind mounts without forking the server',
     });
   }
 
+  test('a helper for work that may wait runs at the lowest CPU priority, and what it starts too', async () => {
+    const niceOf = async (calls: HostHelper) => {
+      const out = join(root, `nice-${Math.random()}`);
+      const result = await calls.run(
+        '/bin/sh',
+        ['-c', `cut -d' ' -f19 /proc/self/stat > ${out}`],
+        ENV,
+        10_000,
+      );
+      assert.equal(result.code, 0, result.stderr);
+      return Number((await readFile(out, 'utf8')).trim());
+    };
+    const background = new HostHelper({ ...programs, python: findProgram('python3'), niceness: 19 });
+    const normal = new HostHelper({ ...programs, python: findProgram('python3') });
+    try {
+      assert.equal(await niceOf(background), 19);
+      assert.equal(await niceOf(normal), 0);
+    } finally {
+      background.close();
+      normal.close();
+    }
+  });
+
   test('a helper that dies mid-way: its calls and the next ones are made by the programs', async () => {
     const calls = new HostHelper({ ...programs, python: findProgram('python3') });
     const slot = join(root, 'slot-dies');

@@ -4,7 +4,7 @@ import { basename, join } from 'node:path';
 import { WorkspaceUnavailableError } from '../errors/workspace-unavailable-error.ts';
 import type { LoopMountOption } from './host-helper.ts';
 import { SANDBOX_GID, SANDBOX_UID } from './local-workspace.ts';
-import { findProgram, hostHelper, runCommand } from './system-commands.ts';
+import { backgroundHelper, findProgram, hostHelper, runCommand } from './system-commands.ts';
 
 /** ext4 keeps an inode table (256 bytes an inode) and a journal besides the files. */
 const INODE_BYTES = 256;
@@ -136,7 +136,8 @@ export class Ext4Images {
 
   /** The system's error of a mount, or undefined. */
   private async mountError(image: string, point: string, fresh: boolean): Promise<string | undefined> {
-    if (fresh && !(await hostHelper().mountLoop(image, point, LOOP_MOUNT_OPTIONS)).error) return undefined;
+    if (fresh && !(await backgroundHelper().mountLoop(image, point, LOOP_MOUNT_OPTIONS)).error)
+      return undefined;
     await mkdir(point, { mode: 0o755 }).catch((error) => {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     });

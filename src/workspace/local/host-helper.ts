@@ -139,6 +139,8 @@ def answer(request):
         sys.stdout.write(json.dumps(reply) + "\\n")
         sys.stdout.flush()
 
+if len(sys.argv) > 1:
+    os.nice(int(sys.argv[1]))
 for line in sys.stdin:
     threading.Thread(target=answer, args=(json.loads(line),), daemon=True).start()
 `;
@@ -161,6 +163,11 @@ export interface HostHelperPrograms {
   python?: string;
   /** Starts a program from this process: the fallback. */
   spawnHere: (program: string, args: string[], timeoutMs: number) => Promise<CommandResult>;
+  /**
+   * The helper's CPU priority (nice, 0–19; default 0): work that may wait, such as making
+   * spare workspaces, runs at 19 so that it takes only a core nothing else wants.
+   */
+  niceness?: number;
 }
 
 /**
@@ -270,7 +277,8 @@ export class HostHelper {
 
   private started(): ChildProcessWithoutNullStreams | undefined {
     if (this.helper || this.broken || !this.programs.python) return this.helper;
-    const helper = spawn(this.programs.python, ['-I', '-S', '-c', HELPER], {
+    const niceness = this.programs.niceness ? [String(this.programs.niceness)] : [];
+    const helper = spawn(this.programs.python, ['-I', '-S', '-c', HELPER, ...niceness], {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { LANG: 'C' },
     });

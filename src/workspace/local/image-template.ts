@@ -1,7 +1,7 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomHex } from '../../ids/random-hex.ts';
-import { hostHelper } from './system-commands.ts';
+import { backgroundHelper } from './system-commands.ts';
 
 /** A formatted, empty image holds well under this much data (about 0.7 MB at 1 GiB). */
 const MAX_TEMPLATE_DATA_BYTES = 64 * 1024 * 1024;
@@ -35,7 +35,7 @@ export class ImageTemplate {
   async copyTo(image: string): Promise<boolean> {
     const template = await this.ready();
     if (!template) return false;
-    return !(await hostHelper().copySparse(template, image, MAX_TEMPLATE_DATA_BYTES)).error;
+    return !(await backgroundHelper().copySparse(template, image, MAX_TEMPLATE_DATA_BYTES)).error;
   }
 
   async remove(): Promise<void> {

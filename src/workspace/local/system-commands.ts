@@ -23,16 +23,30 @@ export type { CommandResult };
 
 const ENV = { PATH: SEARCH.join(':'), LANG: 'C' };
 let shared: HostHelper | undefined;
+let background: HostHelper | undefined;
+
+const helperPrograms = () => ({
+  mount: findProgram('mount') ?? 'mount',
+  umount: findProgram('umount') ?? 'umount',
+  python: findProgram('python3'),
+  spawnHere,
+});
 
 /** The one helper of this process: programs and binds without forking the server. */
 export function hostHelper(): HostHelper {
-  shared ??= new HostHelper({
-    mount: findProgram('mount') ?? 'mount',
-    umount: findProgram('umount') ?? 'umount',
-    python: findProgram('python3'),
-    spawnHere,
-  });
+  shared ??= new HostHelper(helperPrograms());
   return shared;
+}
+
+/**
+ * A second helper at the lowest CPU priority, for making new workspace filesystems (image
+ * copies, their loop mounts): a burst of 200 new threads cost its helper ~0.4 s of CPU while
+ * their chats waited for a core, and none of them needs its filesystem before its first
+ * cell. Binds and unmounts, on a cell's path, stay with `hostHelper()`.
+ */
+export function backgroundHelper(): HostHelper {
+  background ??= new HostHelper({ ...helperPrograms(), niceness: 19 });
+  return background;
 }
 
 export function runCommand(program: string, args: string[], timeoutMs = 120_000): Promise<CommandResult> {
