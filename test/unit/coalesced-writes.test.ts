@@ -7,39 +7,110 @@ import { CoalescedWrites } from '../../src/store/sqlite/coalesced-writes.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 
 describe('CoalescedWrites', () => {
-  test('what is added in one turn is committed together, in order, and each add resolves after', async () => {
-    const commits: number[][] = [];
-    const writes = new CoalescedWrites<number>((items) => commits.push([...items]));
-    const first = [writes.add(1), writes.add(2), writes.add(3)];
-    assert.deepEqual(commits, [], 'nothing is committed in the turn it was added');
-    await Promise.all(first);
-    await writes.add(4);
-    assert.deepEqual(commits, [[1, 2, 3], [4]]);
+  /** A stand-in database: a transaction is a log entry; nested ones are savepoints that roll back on a throw. */
+  function loggingDb() {
+    const log: string[] = [];
+    let depth = 0;
+    return {
+      log,
+      transaction:
+        <A extends unknown[], R>(fn: (...args: A) => R) =>
+        (...args: A): R => {
+          depth += 1;
+          log.push(depth === 1 ? 'begin' : 'savepoint');
+          try {
+            const value = fn(...args);
+            log.push(depth === 1 ? 'commit' : 'release');
+            return value;
+          } catch (error) {
+            log.push(depth === 1 ? 'rollback' : 'rollback to savepoint');
+            throw error;
+          } finally {
+            depth -= 1;
+          }
+        },
+    };
+  }
+
+  test('the writes of one turn run in one transaction, in order, each resolving with its result after the commit', async () => {
+    const db = loggingDb();
+    const writes = new CoalescedWrites(db);
+    const ran: number[] = [];
+    const first = [1, 2, 3].map((n) => writes.write(() => ran.push(n) && n * 10));
+    assert.deepEqual(ran, [], 'nothing runs in the turn it was asked for');
+    assert.deepEqual(await Promise.all(first), [10, 20, 30]);
+    assert.deepEqual(await writes.write(() => 'four'), 'four');
+    assert.deepEqual(ran, [1, 2, 3]);
+    assert.deepEqual(db.log, [
+      'begin',
+      ...['savepoint', 'release', 'savepoint', 'release', 'savepoint', 'release'],
+      'commit',
+      'begin', // a write alone needs no savepoint
+      'commit',
+    ]);
   });
 
-  test('a failing item fails only its own add; the others are committed on their own', async () => {
-    const committed: number[] = [];
-    const writes = new CoalescedWrites<number>((items) => {
-      if (items.includes(2)) throw new Error('bad item 2');
-      committed.push(...items);
-    });
-    const results = await Promise.allSettled([writes.add(1), writes.add(2), writes.add(3)]);
+  test('a write that throws is rolled back alone and fails only its caller', async () => {
+    const db = loggingDb();
+    const writes = new CoalescedWrites(db);
+    const results = await Promise.allSettled([
+      writes.write(() => 1),
+      writes.write(() => {
+        throw new Error('bad write 2');
+      }),
+      writes.write(() => 3),
+    ]);
     assert.deepEqual(
-      results.map((r) => r.status),
-      ['fulfilled', 'rejected', 'fulfilled'],
+      results.map((r) => (r.status === 'fulfilled' ? r.value : String(r.reason))),
+      [1, 'Error: bad write 2', 3],
     );
-    assert.match(String((results[1] as PromiseRejectedResult).reason), /bad item 2/);
-    assert.deepEqual(committed, [1, 3]);
+    assert.deepEqual(
+      db.log.filter((entry) => entry === 'begin' || entry === 'commit'),
+      ['begin', 'commit'],
+    );
+    assert.ok(db.log.includes('rollback to savepoint'));
   });
 
-  test('flush commits at once (before a close)', () => {
-    const commits: number[][] = [];
-    const writes = new CoalescedWrites<number>((items) => commits.push([...items]));
-    void writes.add(1);
+  test('when the commit itself fails, each write is tried again in a transaction of its own', async () => {
+    let depth = 0;
+    let failedCommits = 0;
+    const ran: string[] = [];
+    const db = {
+      transaction:
+        <A extends unknown[], R>(fn: (...args: A) => R) =>
+        (...args: A): R => {
+          depth += 1;
+          try {
+            const value = fn(...args);
+            // The first outermost transaction (the shared one) fails at its commit.
+            if (depth === 1 && failedCommits === 0) {
+              failedCommits += 1;
+              throw new Error('disk I/O error');
+            }
+            return value;
+          } finally {
+            depth -= 1;
+          }
+        },
+    };
+    const writes = new CoalescedWrites(db);
+    const results = await Promise.all([
+      writes.write(() => ran.push('a') && 'a'),
+      writes.write(() => ran.push('b') && 'b'),
+    ]);
+    assert.deepEqual(results, ['a', 'b']);
+    assert.equal(failedCommits, 1);
+    assert.deepEqual(ran, ['a', 'b', 'a', 'b'], 'run together, then each again on its own');
+  });
+
+  test('flush runs what is queued at once (before a close)', () => {
+    const db = loggingDb();
+    const writes = new CoalescedWrites(db);
+    void writes.write(() => 1);
     writes.flush();
-    assert.deepEqual(commits, [[1]]);
+    assert.equal(db.log.filter((entry) => entry === 'commit').length, 1);
     writes.flush();
-    assert.deepEqual(commits, [[1]], 'an empty queue commits nothing');
+    assert.equal(db.log.filter((entry) => entry === 'commit').length, 1, 'an empty queue commits nothing');
   });
 });
 
@@ -89,6 +160,40 @@ describe('SqliteStore event writes, many runs at once', () => {
         ['c', 'queued at close'],
       );
       await reopened.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('writes asked for in one turn see each other in order: two runs on a thread, two changes of it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'analyst-coalesced-'));
+    try {
+      const store = new SqliteStore(join(dir, 'analyst.db'));
+      const [thread] = await Promise.all([
+        store.createThread({ id: 'thread_1', owner: 'o', workspace: 'w', title: null, metadata: {} }),
+      ]);
+      assert.equal(thread.id, 'thread_1');
+      // Same turn: the second run on the thread is refused (the first is running by then),
+      // and the title of one change and the metadata of the other both stay.
+      const [first, second, renamed, tagged] = await Promise.allSettled([
+        store.createRun({ id: 'run_a', thread_id: 'thread_1', model: 'm', protocol: 'p' }, {}),
+        store.createRun({ id: 'run_b', thread_id: 'thread_1', model: 'm', protocol: 'p' }, {}),
+        store.updateThread('o', 'thread_1', { title: 'Renamed' }),
+        store.updateThread('o', 'thread_1', { metadata: { tag: 'x' } }),
+      ]);
+      assert.equal(first.status, 'fulfilled');
+      assert.equal(second.status, 'rejected');
+      assert.match(String((second as PromiseRejectedResult).reason), /already running/);
+      assert.equal(renamed.status, 'fulfilled');
+      assert.equal(tagged.status, 'fulfilled');
+      const stored = await store.getThread('o', 'thread_1');
+      assert.equal(stored?.title, 'Renamed');
+      assert.deepEqual(stored?.metadata, { tag: 'x' });
+      assert.deepEqual(
+        (await store.listRuns('thread_1')).map((r) => r.id),
+        ['run_a'],
+      );
+      await store.close();
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

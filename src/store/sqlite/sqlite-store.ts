@@ -29,16 +29,8 @@ export class SqliteStore implements Store {
   readonly kind = 'sqlite';
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
-  /** Every run's events of one turn in one transaction. */
-  private readonly events = new CoalescedWrites<{ runId: string; events: ReadonlyArray<StoredEvent> }>(
-    (batches) => {
-      const insert = this.statement('INSERT INTO events (run_id, seq, type, body) VALUES (?, ?, ?, ?)');
-      this.db.transaction(() => {
-        for (const { runId, events } of batches)
-          for (const { seq, event } of events) insert.run(runId, seq, event.type, JSON.stringify(event));
-      })();
-    },
-  );
+  /** Every write of one turn in one transaction (see CoalescedWrites). */
+  private readonly writes: CoalescedWrites;
 
   constructor(
     path: string,
@@ -50,6 +42,7 @@ export class SqliteStore implements Store {
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
     this.migrate();
+    this.writes = new CoalescedWrites(this.db);
   }
 
   private migrate(): void {
@@ -73,10 +66,12 @@ export class SqliteStore implements Store {
 
   async createFile(record: Omit<FileRecord, 'created_at'>): Promise<FileRecord> {
     const full = { ...record, created_at: this.now() };
-    this.statement(
-      'INSERT INTO files (id, owner, filename, purpose, bytes, sha256, created_at) VALUES (@id, @owner, @filename, @purpose, @bytes, @sha256, @created_at)',
-    ).run(full);
-    return full;
+    return this.writes.write(() => {
+      this.statement(
+        'INSERT INTO files (id, owner, filename, purpose, bytes, sha256, created_at) VALUES (@id, @owner, @filename, @purpose, @bytes, @sha256, @created_at)',
+      ).run(full);
+      return full;
+    });
   }
 
   async getFile(owner: string, id: string): Promise<FileRecord | undefined> {
@@ -104,16 +99,20 @@ export class SqliteStore implements Store {
   }
 
   async deleteFile(owner: string, id: string): Promise<boolean> {
-    return this.statement('DELETE FROM files WHERE id = ? AND owner = ?').run(id, owner).changes > 0;
+    return this.writes.write(
+      () => this.statement('DELETE FROM files WHERE id = ? AND owner = ?').run(id, owner).changes > 0,
+    );
   }
 
   async createThread(record: Omit<ThreadRecord, 'created_at' | 'updated_at'>): Promise<ThreadRecord> {
     const at = this.now();
     const full = { ...record, created_at: at, updated_at: at };
-    this.statement(
-      'INSERT INTO threads (id, owner, workspace, title, metadata, created_at, updated_at) VALUES (@id, @owner, @workspace, @title, @metadata, @created_at, @updated_at)',
-    ).run({ ...full, metadata: JSON.stringify(full.metadata) });
-    return full;
+    return this.writes.write(() => {
+      this.statement(
+        'INSERT INTO threads (id, owner, workspace, title, metadata, created_at, updated_at) VALUES (@id, @owner, @workspace, @title, @metadata, @created_at, @updated_at)',
+      ).run({ ...full, metadata: JSON.stringify(full.metadata) });
+      return full;
+    });
   }
 
   async getThread(owner: string, id: string): Promise<ThreadRecord | undefined> {
@@ -141,41 +140,54 @@ export class SqliteStore implements Store {
     id: string,
     change: { title?: string | null; metadata?: Record<string, unknown>; workspace?: string },
   ): Promise<ThreadRecord | undefined> {
-    const current = await this.getThread(owner, id);
-    if (!current) return undefined;
-    const next: ThreadRecord = {
-      ...current,
-      ...(change.title !== undefined ? { title: change.title } : {}),
-      ...(change.metadata !== undefined ? { metadata: change.metadata } : {}),
-      ...(change.workspace !== undefined ? { workspace: change.workspace } : {}),
-      updated_at: this.now(),
-    };
-    this.statement(
-      'UPDATE threads SET title = @title, metadata = @metadata, workspace = @workspace, updated_at = @updated_at WHERE id = @id AND owner = @owner',
-    ).run({ ...next, metadata: JSON.stringify(next.metadata) });
-    return next;
+    // Read and written in one step, after the writes before it: two changes never undo each other.
+    return this.writes.write(() => {
+      const row = this.statement('SELECT * FROM threads WHERE id = ? AND owner = ?').get(id, owner) as
+        | Row
+        | undefined;
+      if (!row) return undefined;
+      const current = threadOf(row);
+      const next: ThreadRecord = {
+        ...current,
+        ...(change.title !== undefined ? { title: change.title } : {}),
+        ...(change.metadata !== undefined ? { metadata: change.metadata } : {}),
+        ...(change.workspace !== undefined ? { workspace: change.workspace } : {}),
+        updated_at: this.now(),
+      };
+      this.statement(
+        'UPDATE threads SET title = @title, metadata = @metadata, workspace = @workspace, updated_at = @updated_at WHERE id = @id AND owner = @owner',
+      ).run({ ...next, metadata: JSON.stringify(next.metadata) });
+      return next;
+    });
   }
 
   async deleteThread(owner: string, id: string): Promise<boolean> {
-    return this.statement('DELETE FROM threads WHERE id = ? AND owner = ?').run(id, owner).changes > 0;
+    return this.writes.write(
+      () => this.statement('DELETE FROM threads WHERE id = ? AND owner = ?').run(id, owner).changes > 0,
+    );
   }
 
   async touchThread(id: string, title?: string): Promise<void> {
-    this.statement('UPDATE threads SET updated_at = ?, title = COALESCE(title, ?) WHERE id = ?').run(
-      this.now(),
-      title ?? null,
-      id,
+    const at = this.now();
+    await this.writes.write(() =>
+      this.statement('UPDATE threads SET updated_at = ?, title = COALESCE(title, ?) WHERE id = ?').run(
+        at,
+        title ?? null,
+        id,
+      ),
     );
   }
 
   async addMessage(record: Omit<MessageRecord, 'created_at'>): Promise<MessageRecord> {
     const full = { ...record, created_at: this.now() };
-    this.statement(
-      `INSERT INTO messages (id, thread_id, role, content, file_ids, run_id, created_at, seq)
-       VALUES (@id, @thread_id, @role, @content, @file_ids, @run_id, @created_at,
-               (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE thread_id = @thread_id))`,
-    ).run({ ...full, file_ids: JSON.stringify(full.file_ids) });
-    return full;
+    return this.writes.write(() => {
+      this.statement(
+        `INSERT INTO messages (id, thread_id, role, content, file_ids, run_id, created_at, seq)
+         VALUES (@id, @thread_id, @role, @content, @file_ids, @run_id, @created_at,
+                 (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE thread_id = @thread_id))`,
+      ).run({ ...full, file_ids: JSON.stringify(full.file_ids) });
+      return full;
+    });
   }
 
   async listMessages(threadId: string): Promise<MessageRecord[]> {
@@ -207,8 +219,8 @@ export class SqliteStore implements Store {
       finished_at: null,
     };
     const { lease, maxRunningForOwner } = options;
-    // better-sqlite3 runs the transaction synchronously: the count and the insert are one step.
-    this.db.transaction(() => {
+    // The count and the insert are one step, after the writes of this turn before it.
+    return this.writes.write(() => {
       if (lease) {
         this.statement(
           `UPDATE runs SET status = 'interrupted', reason = ?, finished_at = ?
@@ -237,8 +249,8 @@ export class SqliteStore implements Store {
           throw threadBusyError(record.thread_id);
         throw error;
       }
-    })();
-    return full;
+      return full;
+    });
   }
 
   async runEvents(runId: string, afterSeq = -1): Promise<StoredEvent[]> {
@@ -253,17 +265,23 @@ export class SqliteStore implements Store {
   }
 
   async appendEvents(runId: string, events: ReadonlyArray<StoredEvent>): Promise<void> {
-    await this.events.add({ runId, events });
+    await this.writes.write(() => {
+      const insert = this.statement('INSERT INTO events (run_id, seq, type, body) VALUES (?, ?, ?, ?)');
+      for (const { seq, event } of events) insert.run(runId, seq, event.type, JSON.stringify(event));
+    });
   }
 
   async finishRun(
     runId: string,
     end: Pick<RunRecord, 'status' | 'reason' | 'usage' | 'answer'>,
   ): Promise<void> {
-    this.statement(
-      `UPDATE runs SET status = ?, reason = ?, usage = ?, answer = ?, finished_at = ?, lease_expires_at = NULL
-       WHERE id = ? AND status = 'running'`,
-    ).run(end.status, end.reason, JSON.stringify(end.usage), end.answer, this.now(), runId);
+    const at = this.now();
+    await this.writes.write(() =>
+      this.statement(
+        `UPDATE runs SET status = ?, reason = ?, usage = ?, answer = ?, finished_at = ?, lease_expires_at = NULL
+         WHERE id = ? AND status = 'running'`,
+      ).run(end.status, end.reason, JSON.stringify(end.usage), end.answer, at, runId),
+    );
   }
 
   async getRun(id: string): Promise<RunRecord | undefined> {
@@ -285,11 +303,15 @@ export class SqliteStore implements Store {
   }
 
   async markInterruptedRuns(): Promise<string[]> {
-    const rows = this.statement(
-      `UPDATE runs SET status = 'interrupted', reason = @reason, finished_at = @now
-       WHERE status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at < @now)
-       RETURNING id`,
-    ).all({ reason: INTERRUPTED_REASON, now: this.now() }) as Row[];
+    const now = this.now();
+    const rows = await this.writes.write(
+      () =>
+        this.statement(
+          `UPDATE runs SET status = 'interrupted', reason = @reason, finished_at = @now
+           WHERE status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at < @now)
+           RETURNING id`,
+        ).all({ reason: INTERRUPTED_REASON, now }) as Row[],
+    );
     return rows.map((r) => r.id as string);
   }
 
@@ -302,10 +324,14 @@ export class SqliteStore implements Store {
   }
 
   async renewLeases(replica: string, ttlMs: number): Promise<LeaseRenewal> {
-    const rows = this.statement(
-      `UPDATE runs SET lease_expires_at = ? WHERE replica = ? AND status = 'running'
-       RETURNING id, cancel_requested`,
-    ).all(this.now() + ttlMs, replica) as Row[];
+    const expires = this.now() + ttlMs;
+    const rows = await this.writes.write(
+      () =>
+        this.statement(
+          `UPDATE runs SET lease_expires_at = ? WHERE replica = ? AND status = 'running'
+           RETURNING id, cancel_requested`,
+        ).all(expires, replica) as Row[],
+    );
     return {
       held: rows.map((r) => r.id as string),
       cancelRequested: rows.filter((r) => r.cancel_requested).map((r) => r.id as string),
@@ -313,14 +339,17 @@ export class SqliteStore implements Store {
   }
 
   async requestCancel(runId: string): Promise<boolean> {
-    return (
-      this.statement("UPDATE runs SET cancel_requested = 1 WHERE id = ? AND status = 'running'").run(runId)
-        .changes > 0
+    return this.writes.write(
+      () =>
+        this.statement("UPDATE runs SET cancel_requested = 1 WHERE id = ? AND status = 'running'").run(runId)
+          .changes > 0,
     );
   }
 
   async recordWorkspaceBytes(threadId: string, bytes: number): Promise<void> {
-    this.statement('UPDATE threads SET workspace_bytes = ? WHERE id = ?').run(bytes, threadId);
+    await this.writes.write(() =>
+      this.statement('UPDATE threads SET workspace_bytes = ? WHERE id = ?').run(bytes, threadId),
+    );
   }
 
   async usage(owner: string): Promise<OwnerUsage> {
@@ -373,7 +402,7 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     if (!this.db.open) return;
-    this.events.flush();
+    this.writes.flush();
     this.db.close();
   }
 }
