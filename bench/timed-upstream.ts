@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { addAcceptHandles } from '../src/server/accept-handles.ts';
 
 /**
  * A tiny OpenAI-compatible streaming model for the API bench, in the bench's own process so
@@ -45,9 +46,14 @@ export async function startTimedUpstream(): Promise<TimedUpstream> {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // A model server accepts a burst of connections at once (uvicorn's asyncio loop takes up to
+  // 100 a wake-up); Node 20 takes one a turn, which made this stand-in the bottleneck of
+  // 200 new chats. The same copies of the listening socket Analyst's server uses.
+  const closeCopies = await addAcceptHandles(server);
   upstream.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   upstream.close = () =>
     new Promise<void>((resolve) => {
+      closeCopies();
       server.close(() => resolve());
       server.closeAllConnections();
     });

@@ -20,6 +20,7 @@ import {
   WorkspaceUnavailableError,
 } from '../workspace/index.ts';
 import type { WorkspaceStore } from '../workspace/workspace.ts';
+import { addAcceptHandles } from './accept-handles.ts';
 import { buildApp } from './app.ts';
 import type { ServerConfig } from './config.ts';
 import type { AppDeps } from './deps.ts';
@@ -157,17 +158,22 @@ export async function createService(
     app.log.warn({ runs: interrupted }, 'marked runs left unfinished by a previous server as interrupted');
 
   let closing: Promise<void> | undefined;
+  let closeAcceptHandles = () => {};
   const service: Service = {
     app,
     deps,
     url: '',
     async listen() {
       const address = await app.listen({ host: config.host, port: config.port });
+      closeAcceptHandles = await addAcceptHandles(app.server, {
+        onError: (error) => app.log.warn({ err: error }, 'accept handles'),
+      });
       service.url = address.replace('[::1]', '127.0.0.1');
       return service.url;
     },
     close() {
       closing ??= (async () => {
+        closeAcceptHandles();
         await runs.shutdown();
         await app.close();
         await sandbox.close();
