@@ -14,6 +14,7 @@ import { loadServerConfig } from '../src/server/config.ts';
 import { createService, type Service } from '../src/server/service.ts';
 import { closedLoop } from './closed-loop.ts';
 import { cpuAccounting } from './cpu-accounting.ts';
+import { profiled } from './profile.ts';
 import type { PeerMessage, StreamRequest } from './relay-peer.ts';
 import { round, sleep, summarise } from './stats.ts';
 import { checkedStream, openaiClient, type StreamRun } from './timed-stream.ts';
@@ -322,12 +323,14 @@ async function concurrentBench(prefix: string, stream: () => Promise<StreamRun>)
   loop.enable();
   const cpuSince = cpuAccounting(relayPeerPid);
   const started = performance.now();
-  const outcomes = await Promise.allSettled(
-    Array.from({ length: CONCURRENT }, async () => {
-      const sent = performance.now();
-      const run = await stream();
-      return { completeMs: performance.now() - sent, firstChunkMs: run.firstChunkMs };
-    }),
+  const outcomes = await profiled(prefix, () =>
+    Promise.allSettled(
+      Array.from({ length: CONCURRENT }, async () => {
+        const sent = performance.now();
+        const run = await stream();
+        return { completeMs: performance.now() - sent, firstChunkMs: run.firstChunkMs };
+      }),
+    ),
   );
   const wallMs = performance.now() - started;
   const cpu = cpuSince();

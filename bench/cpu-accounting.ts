@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { round } from './stats.ts';
 
 /**
@@ -6,11 +6,13 @@ import { round } from './stats.ts';
  * /proc; NaN elsewhere): this process (every thread), its main thread's time on a core and
  * waiting for one, `peerPid`'s CPU, and the share of the machine's time anything ran.
  */
-export function cpuAccounting(peerPid: number | undefined): () => Record<string, number> {
+export function cpuAccounting(peerPid: number | undefined): () => Record<string, number | string> {
   const cpuBefore = process.cpuUsage();
   const schedBefore = mainThreadSchedule();
   const peerBefore = processCpuMs(peerPid);
   const machineBefore = machineTicks();
+  const processesBefore = processTicks();
+  const threadsBefore = processTicks(`/proc/${process.pid}/task`);
   return () => {
     const cpu = process.cpuUsage(cpuBefore);
     const sched = mainThreadSchedule();
@@ -27,8 +29,51 @@ export function cpuAccounting(peerPid: number | undefined): () => Record<string,
         (100 * (sum(machine) - (machine[3] ?? 0) - (machine[4] ?? 0))) / sum(machine),
         0,
       ),
+      busiest_processes: busiest(processesBefore, processTicks()),
+      // This process's threads: the event loop, V8's GC helpers, libuv's pool, workers.
+      busiest_threads: busiest(threadsBefore, processTicks(`/proc/${process.pid}/task`)),
     };
   };
+}
+
+/** The five processes (kernel threads too) that ran most in between, as `name [nice N](pid) ms`. */
+function busiest(before: Map<number, { name: string; ticks: number }>, after: typeof before): string {
+  return [...after]
+    .map(([pid, { name, ticks }]) => ({
+      label: `${name}(${pid})`,
+      ms: (ticks - (before.get(pid)?.ticks ?? 0)) * 10,
+    }))
+    .filter((p) => p.ms > 0)
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 5)
+    .map((p) => `${p.label} ${p.ms}`)
+    .join(', ');
+}
+
+/** Every process's (or, under /proc/PID/task, thread's) CPU time so far (user + system), in USER_HZ ticks (100 a second). */
+function processTicks(dir = '/proc'): Map<number, { name: string; ticks: number }> {
+  const found = new Map<number, { name: string; ticks: number }>();
+  let pids: string[] = [];
+  try {
+    pids = readdirSync(dir).filter((name) => /^\d+$/.test(name));
+  } catch {
+    return found;
+  }
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`${dir}/${pid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const nice = Number(fields[16]);
+      found.set(Number(pid), {
+        name: nice ? `${name} nice ${nice}` : name,
+        ticks: Number(fields[11]) + Number(fields[12]),
+      });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
 }
 
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
