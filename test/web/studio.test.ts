@@ -313,6 +313,10 @@ describe('the web studio', { timeout: 900_000 }, () => {
     };
     assert.equal(thread.metadata.settings?.system, 'Answer briefly.');
     await page.reload();
+    // The header settles once the thread has loaded (its export menu, the title): a click
+    // before that can land on the button beside Settings (seen under the suite's load).
+    await page.waitForSelector('article.run');
+    await page.waitForSelector('#export-menu');
     await page.click('#settings-button');
     assert.equal(await page.inputValue('#system-prompt'), 'Answer briefly.');
     await page.keyboard.press('Escape');
