@@ -253,7 +253,14 @@ export class LoopWorkspaceStore implements WorkspaceStore {
       this.mounted.clear();
       return;
     }
-    await Promise.all([...this.mounted].map((id) => this.unmount(id).catch(() => {})));
+    // The mount table is read once: once per workspace made stopping quadratic in their number.
+    const points = await mountPoints();
+    await Promise.all(
+      [...this.mounted].map(async (id) => {
+        this.mounted.delete(id);
+        if (points.has(this.mountPath(id))) await this.images.unmount(this.mountPath(id)).catch(() => {});
+      }),
+    );
   }
 
   /**
