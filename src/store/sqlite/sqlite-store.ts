@@ -116,6 +116,10 @@ export class SqliteStore implements Store {
   }
 
   async getThread(owner: string, id: string): Promise<ThreadRecord | undefined> {
+    return this.readThread(owner, id);
+  }
+
+  private readThread(owner: string, id: string): ThreadRecord | undefined {
     const row = this.statement('SELECT * FROM threads WHERE id = ? AND owner = ?').get(id, owner) as
       | Row
       | undefined;
@@ -142,11 +146,8 @@ export class SqliteStore implements Store {
   ): Promise<ThreadRecord | undefined> {
     // Read and written in one step, after the writes before it: two changes never undo each other.
     return this.writes.write(() => {
-      const row = this.statement('SELECT * FROM threads WHERE id = ? AND owner = ?').get(id, owner) as
-        | Row
-        | undefined;
-      if (!row) return undefined;
-      const current = threadOf(row);
+      const current = this.readThread(owner, id);
+      if (!current) return undefined;
       const next: ThreadRecord = {
         ...current,
         ...(change.title !== undefined ? { title: change.title } : {}),
