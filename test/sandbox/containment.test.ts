@@ -215,6 +215,68 @@ describe('containment', () => {
     }
   });
 
+  test('threads a stateless cell leaves running never write once its end is reported, and its worker is gone', async () => {
+    const id = `threads-${randomBytes(4).toString('hex')}`;
+    const name = `ticks-${id}.txt`;
+    try {
+      const started = await sandbox.runCell(
+        { id, workspace: workspace.ws },
+        {
+          code:
+            'import threading, time\n' +
+            `def tick():\n    while True:\n        with open(${JSON.stringify(name)}, "a") as f:\n            f.write("x")\n        time.sleep(0.001)\n` +
+            'for _ in range(3):\n    threading.Thread(target=tick, daemon=True).start()\ntime.sleep(0.1)\nprint("ticking")',
+        },
+      );
+      assert.equal(started.output, 'ticking\n');
+      const size = async () => (await workspace.ws.stat(name))?.bytes ?? 0;
+      const atEnd = await size();
+      assert.ok(atEnd > 0, 'the threads never wrote');
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(await size(), atEnd, 'a thread wrote after the cell ended');
+      // The next cell sees the kernel, the zygote and itself: the spent worker was killed,
+      // not left stopped, and its threads went with it.
+      const check = await sandbox.runCell(
+        { id, workspace: workspace.ws },
+        {
+          code:
+            'import os\nothers = []\nfor pid in os.listdir("/proc"):\n    if pid.isdigit() and int(pid) != os.getpid():\n        try:\n            others.append(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0])\n        except OSError:\n            pass\n' +
+            `print(sorted(others), os.path.getsize(${JSON.stringify(name)}))`,
+        },
+      );
+      assert.equal(check.output, `['S', 'S'] ${atEnd}\n`);
+      assert.equal(await size(), atEnd);
+    } finally {
+      await sandbox.closeSession(id);
+      await rm(join(workspace.dir, name), { force: true });
+    }
+  });
+
+  test('a helper process that keeps continuing the stopped worker cannot let its threads write on', async () => {
+    const id = `cont-${randomBytes(4).toString('hex')}`;
+    const name = `cont-${id}.txt`;
+    try {
+      const started = await sandbox.runCell(
+        { id, workspace: workspace.ws },
+        {
+          code:
+            'import os, signal, threading, time\nworker = os.getpid()\n' +
+            'if os.fork() == 0:\n    os.setsid()\n    while True:\n        try:\n            os.kill(worker, signal.SIGCONT)\n        except OSError:\n            os._exit(0)\n' +
+            `def tick():\n    while True:\n        with open(${JSON.stringify(name)}, "a") as f:\n            f.write("x")\n        time.sleep(0.001)\n` +
+            'threading.Thread(target=tick, daemon=True).start()\ntime.sleep(0.1)\nprint("ticking")',
+        },
+      );
+      assert.equal(started.output, 'ticking\n');
+      const size = async () => (await workspace.ws.stat(name))?.bytes ?? 0;
+      const atEnd = await size();
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(await size(), atEnd, 'a thread wrote after the cell ended');
+    } finally {
+      await sandbox.closeSession(id);
+      await rm(join(workspace.dir, name), { force: true });
+    }
+  });
+
   test('zombies left by a cell are reaped', async () => {
     const id = `zombie-${randomBytes(4).toString('hex')}`;
     try {

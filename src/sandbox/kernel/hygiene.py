@@ -53,11 +53,8 @@ def dead(pid):
         return True
 
 
-def exiting(pid):
-    """Whether every thread of the process is dead or exiting. A thread that has entered the
-    exit path runs no more user code and makes no more system calls (a fatal signal is taken
-    only between them); tearing down a forked worker's memory still takes milliseconds,
-    which the end of a cell need not wait for."""
+def all_threads(pid, test):
+    """Whether test(state, flags) holds for every thread of the process (a gone one passes)."""
     try:
         tasks = os.listdir("/proc/%s/task" % pid)
     except OSError:
@@ -69,11 +66,37 @@ def exiting(pid):
         except OSError:
             continue  # this thread is gone
         try:
-            if fields[0] not in (b"Z", b"X") and not int(fields[6]) & PF_EXITING:
+            if not test(fields[0], int(fields[6])):
                 return False
         except (IndexError, ValueError):
             return False
     return True
+
+
+def exiting(pid):
+    """Whether every thread of the process is dead or exiting. A thread that has entered the
+    exit path runs no more user code and makes no more system calls (a fatal signal is taken
+    only between them); tearing down a forked worker's memory still takes milliseconds,
+    which the end of a cell need not wait for."""
+    return all_threads(pid, lambda state, flags: state in (b"Z", b"X") or flags & PF_EXITING)
+
+
+def halt(pid, attempts=500):
+    """Stops process group `pid` and waits until every thread of process `pid` is stopped,
+    gone or exiting (a thread stops only once it leaves a system call). The stop is sent
+    again at each look, in case something continued it. False if a thread still runs after
+    `attempts` looks."""
+    for attempt in range(attempts):
+        for send in (os.killpg, os.kill):
+            try:
+                send(pid, signal.SIGSTOP)
+                break
+            except OSError:
+                pass
+        if all_threads(pid, lambda state, flags: state in (b"T", b"t", b"Z", b"X") or flags & PF_EXITING):
+            return True
+        time.sleep(0.0001 if attempt < 10 else 0.001)
+    return False
 
 
 def sweep(keep):

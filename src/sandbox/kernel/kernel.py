@@ -57,6 +57,16 @@ F_SETPIPE_SZ = 1031  # Linux; fcntl has the name only from Python 3.10
 OUTPUT_HOLD_S = 0.01
 OUTPUT_HOLD_BYTES = 16384
 
+# After a cell's end is sent, its clean-up waits this long for the host to read it first (one
+# scheduler tick at 250 Hz, and then some): on a busy machine the host, woken on the cell's CPU,
+# would otherwise wait behind milliseconds of teardown and rehearsal.
+HOST_FIRST_S = 0.005
+# While a cell's end is awaited the kernel also wakes this often. On a busy machine a
+# hand-off inside the container (kernel to worker, and back) can lose the CPU to another
+# process until the next scheduler tick (4 ms at 250 Hz); a timer wake-up is a point where the
+# scheduler looks again, and by then the container is owed the CPU.
+NUDGE_S = 0.001
+
 
 class Worker:
     """A forked cell process, as the kernel sees it."""
@@ -179,6 +189,10 @@ class Kernel:
             worker = self.workers[mode] = self.fork_worker(mode)
         return worker
 
+    def kept_pids(self):
+        """The processes that outlive a cell: the zygote and the live workers."""
+        return [self.zygote_pid] + [w.pid for w in self.workers.values() if w is not None and w.alive]
+
     def retire(self, mode):
         worker = self.workers[mode]
         if worker is not None:
@@ -239,15 +253,26 @@ class Kernel:
         self.watch(worker, cell)
         outcome = self.outcome(worker, cell)
         # Nothing of a cell runs on once it has ended: before the host hears of the end (and
-        # may read the workspace), a stateless cell's process group and every process it left
-        # are killed, and a stateful worker is stopped, every thread of it, until its next cell.
+        # may read the workspace), every process the cell left is killed, a spent stateless
+        # worker is stopped (every thread of it), and so is a stateful worker until its next cell.
+        spent = None
         if mode == STATELESS or not worker.alive:
-            self.retire(mode)
-        keep = [self.zygote_pid] + [w.pid for w in self.workers.values() if w is not None and w.alive]
-        sweep(keep)
+            spent = self.workers[mode]
+            self.workers[mode] = None
+        held = [w for w in (spent, self.workers[STATEFUL]) if w is not None and w.alive]
+        for process in held:
+            process.signal(signal.SIGSTOP)  # first, so no thread of theirs forks while others go
+        sweep(self.kept_pids() + [w.pid for w in held])
+        killed = [w for w in held if not halt(w.pid)]
+        for stuck in killed:  # a thread that would not stop: killed, and any state with it
+            stuck.dispose()
+            if stuck is self.workers[STATEFUL]:
+                self.workers[STATEFUL] = None
+                outcome["state_lost"] = True
+        if killed:
+            sweep(self.kept_pids() + [w.pid for w in held if w not in killed])
+        keep = self.kept_pids()
         stateful = self.workers[STATEFUL]
-        if stateful is not None and stateful.alive:
-            stateful.signal(signal.SIGSTOP)
         for pid in keep:
             if stateful is None or pid != stateful.pid:
                 try:
@@ -260,12 +285,31 @@ class Kernel:
         outcome.update(workspace_space(WORKSPACE))
         outcome["duration_ms"] = round((time.monotonic() - started) * 1000, 3)
         send(*self.held_frames(cell), frame("E", outcome))
+        # The host reads the end first: killing the spent worker tears down its memory, and the
+        # next worker's rehearsal follows, milliseconds of CPU on the CPU the host was woken on.
+        self.yield_to_host()
+        if spent is not None:
+            spent.dispose()
         settle(keep)
         if mode == STATELESS:
             clear_scratch(scratch_before)
             if request.get("clear_workspace"):
                 empty_workspace()
         self.worker(STATELESS)
+
+    def yield_to_host(self):
+        """Wait HOST_FIRST_S, or less if the host already sends its next frame."""
+        deadline = time.monotonic() + HOST_FIRST_S
+        while not self.reader.eof and not self.pending and not self.reader.buf:
+            wait = deadline - time.monotonic()
+            if wait <= 0:
+                return
+            ready, _, _ = select.select([PROTO_IN, self.channel], [], [], wait)
+            if self.channel in ready:
+                while self.read_channel() is not None:
+                    pass
+            if PROTO_IN in ready:
+                return
 
     def watch(self, worker, cell):
         while cell.status_word is None and worker.alive:
@@ -282,7 +326,7 @@ class Kernel:
             # so a short cell costs one wake-up, not two (its output is read with its end).
             quiet = now < cell.output_watch_at
             if quiet:
-                wait = min(wait, cell.output_watch_at - now)
+                wait = min(wait, cell.output_watch_at - now, NUDGE_S)
             fds = [worker.done_r, self.channel] if quiet else [worker.out_r, worker.done_r, self.channel]
             if not self.reader.eof:
                 fds.append(PROTO_IN)

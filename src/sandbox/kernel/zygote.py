@@ -95,23 +95,27 @@ def zygote_main(channel):
     # would copy every page of it.
     gc.collect()
     gc.freeze()
-    wake_r, wake_w = os.pipe()
-    os.set_blocking(wake_r, False)
-    os.set_blocking(wake_w, False)
-    signal.signal(signal.SIGCHLD, lambda *_: None)
+    # Each worker's exit is watched through a pidfd, not SIGCHLD: a signal would also wake the
+    # zygote whenever a worker stops or continues, once or twice per cell, each a context switch
+    # that a busy machine can turn into a wait for the next scheduler tick.
     signal.signal(REHEARSAL_STOP, signal.SIG_IGN)  # until each worker's real cell is read
-    signal.set_wakeup_fd(wake_w)
     channel.send(b"Y" + json.dumps(loaded).encode())
+    workers = {}  # pidfd -> pid
     while True:
-        ready, _, _ = select.select([channel, wake_r], [], [])
-        if wake_r in ready:
+        # Without pidfds (an old kernel), exits are looked for every 50 ms.
+        pidfds = [fd for fd in workers if fd >= 0]
+        ready, _, _ = select.select([channel] + pidfds, [], [], None if len(pidfds) == len(workers) else 0.05)
+        for fd in [fd for fd in workers if fd < 0 or fd in ready]:
             try:
-                while os.read(wake_r, 4096):
-                    pass
-            except BlockingIOError:
-                pass
-            for pid, status in reap_children().items():
-                channel.send(b"X" + struct.pack(">ii", pid, status))
+                pid, status = os.waitpid(workers[fd], os.WNOHANG)
+            except ChildProcessError:
+                pid, status = workers[fd], 0
+            if pid == 0:
+                continue
+            del workers[fd]
+            if fd >= 0:
+                os.close(fd)
+            channel.send(b"X" + struct.pack(">ii", pid, status))
         if channel in ready:
             message, fds, _, _ = socket.recv_fds(channel, 64, 3)
             if not message:
@@ -119,8 +123,9 @@ def zygote_main(channel):
             pid = os.fork()
             if pid == 0:
                 channel.close()
-                os.close(wake_r)
-                os.close(wake_w)
+                for fd in workers:
+                    if fd >= 0:
+                        os.close(fd)
                 try:
                     worker_main(message[1:].decode(), *fds)
                 except BaseException:
@@ -128,4 +133,8 @@ def zygote_main(channel):
                 os._exit(70)
             for fd in fds:
                 os.close(fd)
+            try:
+                workers[os.pidfd_open(pid)] = pid
+            except (AttributeError, OSError):
+                workers[-pid] = pid
             channel.send(b"P" + struct.pack(">i", pid))
