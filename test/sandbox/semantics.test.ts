@@ -253,4 +253,15 @@ describe('cell semantics', () => {
     assert.equal(result.input_complete, true);
     assert.deepEqual(result.artifacts, []);
   });
+
+  test('a 6 MB input and a 1 MB cell reach the kernel whole (frames far larger than one read)', async () => {
+    const rows = Array.from({ length: 60_000 }, (_, i) => ({ i, text: 'x'.repeat(80) }));
+    const padding = `# ${'p'.repeat(1_000_000)}\n`;
+    const result = await sandbox.runEphemeral({
+      code: `${padding}print(len(data), data[-1]["i"], sum(len(r["text"]) for r in data))`,
+      data: rows,
+    });
+    assert.equal(result.input_complete, true);
+    assert.equal(result.output, '60000 59999 4800000\n');
+  });
 });

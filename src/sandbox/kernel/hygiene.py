@@ -2,7 +2,7 @@ import os
 import signal
 import time
 
-PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 36
+PR_SET_DUMPABLE, PR_SET_TIMERSLACK, PR_SET_CHILD_SUBREAPER = 4, 29, 36
 
 
 def prctl(option, value):
@@ -95,7 +95,7 @@ def halt(pid, attempts=500):
                 pass
         if all_threads(pid, lambda state, flags: state in (b"T", b"t", b"Z", b"X") or flags & PF_EXITING):
             return True
-        time.sleep(0.0001 if attempt < 10 else 0.001)
+        time.sleep(0.00002 if attempt < 20 else 0.001)
     return False
 
 

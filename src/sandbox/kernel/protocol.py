@@ -68,7 +68,9 @@ class FrameReader:
         self.eof = False
 
     def fill(self):
-        chunk = os.read(self.fd, 1 << 20)
+        # 64 KiB, not more: a larger buffer is a fresh mmap and munmap at every read (measured:
+        # reading a cell's request took 70 µs longer with 1 MiB).
+        chunk = os.read(self.fd, 65536)
         if not chunk:
             self.eof = True
         self.buf += chunk
