@@ -467,7 +467,7 @@ def main():
         zygote_main(theirs)
         os._exit(0)
     theirs.close()
-    # Timer waits (the 1 ms nudge, the stop checks) end when asked, not up to 50 µs later.
+    # Timer waits (the nudges, the stop checks) end when asked, not up to 50 µs later.
     prctl(PR_SET_TIMERSLACK, 1000)
     hello = ours.recv(65536)
     if hello[:1] != b"Y":
