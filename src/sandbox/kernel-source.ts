@@ -5,7 +5,16 @@ import { readFileSync } from 'node:fs';
  * The kernel's files, joined in this order into one program for `python3 -c`. Each file
  * uses names the earlier ones define; they are separate only to keep each one readable.
  */
-const KERNEL_FILES = ['protocol.py', 'hygiene.py', 'artifacts.py', 'cell.py', 'zygote.py', 'kernel.py'];
+const KERNEL_FILES = [
+  'protocol.py',
+  'hygiene.py',
+  'artifacts.py',
+  'cell.py',
+  'zygote.py',
+  'storage.py',
+  'worker.py',
+  'kernel.py',
+];
 
 let cached: { source: string; hash: string } | undefined;
 

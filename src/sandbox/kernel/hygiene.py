@@ -81,18 +81,24 @@ def exiting(pid):
     return all_threads(pid, lambda state, flags: state in (b"Z", b"X") or flags & PF_EXITING)
 
 
+def signal_group(pid, sig):
+    """Signals process group `pid`, or process `pid` if it has left its group."""
+    try:
+        os.killpg(pid, sig)
+    except OSError:
+        try:
+            os.kill(pid, sig)
+        except OSError:
+            pass
+
+
 def halt(pid, attempts=500):
     """Stops process group `pid` and waits until every thread of process `pid` is stopped,
     gone or exiting (a thread stops only once it leaves a system call). The stop is sent
     again at each look, in case something continued it. False if a thread still runs after
     `attempts` looks."""
     for attempt in range(attempts):
-        for send in (os.killpg, os.kill):
-            try:
-                send(pid, signal.SIGSTOP)
-                break
-            except OSError:
-                pass
+        signal_group(pid, signal.SIGSTOP)
         if all_threads(pid, lambda state, flags: state in (b"T", b"t", b"Z", b"X") or flags & PF_EXITING):
             return True
         time.sleep(0.00002 if attempt < 20 else 0.001)

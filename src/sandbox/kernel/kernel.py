@@ -1,53 +1,9 @@
 import fcntl
 import select
-import shutil
 import signal
 import socket
 import struct
 import time
-
-
-SCRATCH = "/tmp"
-
-
-def scratch_names():
-    try:
-        return set(os.listdir(SCRATCH))
-    except OSError:
-        return set()
-
-
-def clear_scratch(keep):
-    """A stateless cell's /tmp files go with it (only the workspace persists), so a cell
-    that fills /tmp cannot break the cells after it."""
-    for name in scratch_names() - keep:
-        path = os.path.join(SCRATCH, name)
-        try:
-            if os.path.isdir(path) and not os.path.islink(path):
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                os.unlink(path)
-        except OSError:
-            pass
-
-
-def empty_workspace():
-    """Task pools (evaluations) run many unrelated tasks on one tmpfs /workspace: what a task
-    wrote goes with it. A task may have closed a directory to us (same uid): reopen first."""
-    for name in os.listdir(WORKSPACE):
-        path = os.path.join(WORKSPACE, name)
-        try:
-            if os.path.isdir(path) and not os.path.islink(path):
-                os.chmod(path, 0o700)
-                for top, dirs, _ in os.walk(path):
-                    for d in dirs:
-                        if not os.path.islink(os.path.join(top, d)):
-                            os.chmod(os.path.join(top, d), 0o700)
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                os.unlink(path)
-        except OSError:
-            pass
 
 
 ZYGOTE_TIMEOUT_S = 20.0
@@ -67,52 +23,6 @@ HOST_FIRST_S = 0.005
 # looks again, and soon the container is owed the CPU. (Measured, loaded print(1): 1 ms
 # wake-ups 2.8-3.2 ms, 0.5 ms ones 2.6-2.7 ms; at most 20 wake-ups, ~15 µs each, per cell.)
 NUDGE_S = 0.0005
-
-
-class Worker:
-    """A forked cell process, as the kernel sees it."""
-
-    def __init__(self, mode, pid, code_w, out_r, done_r):
-        self.mode, self.pid = mode, pid
-        self.code_w, self.out_r, self.done_r = code_w, out_r, done_r
-        self.exit_status = None  # wait status, once the zygote reports the exit
-
-    @property
-    def alive(self):
-        return self.exit_status is None
-
-    def submit(self, request):
-        body = json.dumps(request).encode()
-        try:
-            write_all(self.code_w, struct.pack(">I", len(body)) + body)
-            return True
-        except OSError:
-            return False
-
-    def stop_rehearsal(self):
-        """Before the request is written: a worker still rehearsing stops now (cell.py)."""
-        try:
-            os.kill(self.pid, REHEARSAL_STOP)
-        except OSError:
-            pass
-
-    def signal(self, sig):
-        try:
-            os.killpg(self.pid, sig)
-        except OSError:
-            try:
-                os.kill(self.pid, sig)
-            except OSError:
-                pass
-
-    def dispose(self):
-        if self.alive:
-            self.signal(signal.SIGKILL)
-        for fd in (self.code_w, self.out_r, self.done_r):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
 
 
 class Cell:
@@ -437,18 +347,6 @@ class Kernel:
             result["status"] = "ok" if code == 0 else "error"
             result["exit_code"] = code
         return result
-
-
-def workspace_space(root):
-    """Whether the workspace's quota is used up, from its filesystem (each is its own)."""
-    try:
-        info = os.statvfs(root)
-    except OSError:
-        return {}
-    full = info.f_bavail * info.f_frsize < (1 << 20) or (info.f_files > 0 and info.f_favail < 16)
-    if not full:
-        return {}
-    return {"workspace_full": {"bytes": info.f_blocks * info.f_frsize, "files": info.f_files}}
 
 
 def main():
