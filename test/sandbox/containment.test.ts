@@ -27,6 +27,12 @@ describe('containment', () => {
     await workspace.cleanup();
   });
 
+  /** Cell code starting `threads` daemon threads that append to `name` every millisecond. */
+  const ticking = (name: string, threads: number) =>
+    'import threading, time\n' +
+    `def tick():\n    while True:\n        with open(${JSON.stringify(name)}, "a") as f:\n            f.write("x")\n        time.sleep(0.001)\n` +
+    `for _ in range(${threads}):\n    threading.Thread(target=tick, daemon=True).start()\ntime.sleep(0.1)\n`;
+
   async function attack(code: string, timeoutMs?: number): Promise<ExecResult> {
     const id = `attack-${randomBytes(4).toString('hex')}`;
     try {
@@ -222,10 +228,7 @@ describe('containment', () => {
       const started = await sandbox.runCell(
         { id, workspace: workspace.ws },
         {
-          code:
-            'import threading, time\n' +
-            `def tick():\n    while True:\n        with open(${JSON.stringify(name)}, "a") as f:\n            f.write("x")\n        time.sleep(0.001)\n` +
-            'for _ in range(3):\n    threading.Thread(target=tick, daemon=True).start()\ntime.sleep(0.1)\nprint("ticking")',
+          code: `${ticking(name, 3)}print("ticking")`,
         },
       );
       assert.equal(started.output, 'ticking\n');
@@ -260,10 +263,9 @@ describe('containment', () => {
         { id, workspace: workspace.ws },
         {
           code:
-            'import os, signal, threading, time\nworker = os.getpid()\n' +
+            'import os, signal\nworker = os.getpid()\n' +
             'if os.fork() == 0:\n    os.setsid()\n    while True:\n        try:\n            os.kill(worker, signal.SIGCONT)\n        except OSError:\n            os._exit(0)\n' +
-            `def tick():\n    while True:\n        with open(${JSON.stringify(name)}, "a") as f:\n            f.write("x")\n        time.sleep(0.001)\n` +
-            'threading.Thread(target=tick, daemon=True).start()\ntime.sleep(0.1)\nprint("ticking")',
+            `${ticking(name, 1)}print("ticking")`,
         },
       );
       assert.equal(started.output, 'ticking\n');
