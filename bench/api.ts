@@ -47,6 +47,7 @@ const THROUGHPUT_STREAMS = env('THROUGHPUT_STREAMS', 5);
 const THROUGHPUT_CHUNKS = env('THROUGHPUT_CHUNKS', 2000);
 const CONCURRENT = env('CONCURRENT', 200);
 const CONCURRENT_CHUNKS = env('CONCURRENT_CHUNKS', 50);
+const CONCURRENT_ROUNDS = env('CONCURRENT_ROUNDS', 3);
 const FILES = env('FILES', 100);
 const LIST_CLIENTS = env('LIST_CLIENTS', 32);
 const LIST_DURATION_MS = env('LIST_DURATION_MS', 5000);
@@ -117,6 +118,16 @@ export async function runApiBench(): Promise<void> {
       path === 'direct'
         ? checkedStream(direct, UPSTREAM_MODEL, chunks, gapMs, false)
         : checkedStream(analyst, MODEL, chunks, gapMs, true);
+    // Each burst starts as 200 new users would find the server: the last burst's after-run
+    // work (reports) done, and no kept-alive connection on either hop (client to Analyst,
+    // Analyst to the model), since a model server closes idle ones within seconds.
+    const settle = async () => {
+      await (service as Service).deps.runs.settled();
+      (service as Service).app.server.closeIdleConnections();
+      upstream.closeIdle();
+      await far.cold();
+      await sleep(200);
+    };
     const split: StreamAlong = (path, chunks, gapMs, client = 'openai') =>
       far.stream({ path, chunks, gapMs, client, analystUrl: `${url}/v1`, analystModel: SPLIT_MODEL });
 
@@ -135,23 +146,27 @@ export async function runApiBench(): Promise<void> {
       relay_split: () => relayBench('relay_split', split),
       // The yardsticks: the same load straight to the upstream, no Analyst between.
       concurrent_direct: () =>
-        concurrentBench('concurrent_direct', () =>
+        concurrentBench('concurrent_direct', settle, () =>
           checkedStream(openaiClient(upstream.url), UPSTREAM_MODEL, CONCURRENT_CHUNKS, 0, false),
         ),
       concurrent_split_direct: () =>
-        concurrentBench('concurrent_split_direct', () => split('direct', CONCURRENT_CHUNKS, 0)),
+        concurrentBench('concurrent_split_direct', settle, () => split('direct', CONCURRENT_CHUNKS, 0)),
       concurrent: () =>
-        concurrentBench('concurrent', () =>
+        concurrentBench('concurrent', settle, () =>
           checkedStream(openaiClient(`${url}/v1`), MODEL, CONCURRENT_CHUNKS, 0, true),
         ),
       concurrent_split: () =>
-        concurrentBench('concurrent_split', () => split('through', CONCURRENT_CHUNKS, 0)),
+        concurrentBench('concurrent_split', settle, () => split('through', CONCURRENT_CHUNKS, 0)),
       // The same with a cheap load generator (bench/lean-stream.ts): the first chunk it sees
       // is the server's doing, not the 200 `openai` clients' own queue.
       concurrent_split_lean_direct: () =>
-        concurrentBench('concurrent_split_lean_direct', () => split('direct', CONCURRENT_CHUNKS, 0, 'lean')),
+        concurrentBench('concurrent_split_lean_direct', settle, () =>
+          split('direct', CONCURRENT_CHUNKS, 0, 'lean'),
+        ),
       concurrent_split_lean: () =>
-        concurrentBench('concurrent_split_lean', () => split('through', CONCURRENT_CHUNKS, 0, 'lean')),
+        concurrentBench('concurrent_split_lean', settle, () =>
+          split('through', CONCURRENT_CHUNKS, 0, 'lean'),
+        ),
       files: () => filesBench(url, analyst),
     };
     for (const name of ONLY ?? Object.keys(sections)) {
@@ -200,6 +215,8 @@ async function startRelayPeer(): Promise<{
   upstreamUrl: string;
   failures: string[];
   stream: (request: Omit<StreamRequest, 'id'>) => Promise<StreamRun>;
+  /** Closes the idle connections to the peer's upstream. */
+  cold: () => Promise<void>;
   close: () => Promise<void>;
 }> {
   const child = fork(fileURLToPath(new URL('./relay-peer.ts', import.meta.url)), [], {
@@ -217,7 +234,12 @@ async function startRelayPeer(): Promise<{
     });
     void exited.then((code) => reject(new Error(`the relay peer exited with ${code}`)));
   });
+  const colds: Array<() => void> = [];
   child.on('message', (message: PeerMessage) => {
+    if ('cold' in message) {
+      for (const resolve of colds.splice(0)) resolve();
+      return;
+    }
     if (!('id' in message)) return;
     const waiter = pending.get(message.id);
     pending.delete(message.id);
@@ -238,6 +260,11 @@ async function startRelayPeer(): Promise<{
         const id = nextId++;
         pending.set(id, { resolve, reject });
         child.send({ ...request, id });
+      }),
+    cold: () =>
+      new Promise((resolve) => {
+        colds.push(resolve);
+        child.send('cold');
       }),
     close: async () => {
       if (child.connected) child.send('close');
@@ -311,19 +338,53 @@ interface ConcurrentFigures {
 }
 
 /**
- * CONCURRENT streaming chats at once, each on a new thread. `concurrent`: the clients (and
- * the upstream) share the server's event loop; `concurrent_split`: they are in the relay
- * peer, the server alone in this process. In both, the far side is one process for all 200
- * clients: it parses every chunk of every stream itself, so a late request is also late
- * because its own client is busy (200 chats straight to the upstream: the last request
- * arrives ~1 s after the first).
+ * CONCURRENT streaming chats at once, each on a new thread, CONCURRENT_ROUNDS times; each
+ * round starts when the server has finished the last one's after-run work (reports), and the
+ * section's figures are the rounds' medians (one burst of 200 on a noisy 2-core machine
+ * varies by ±30%). `concurrent`: the clients (and the upstream) share the server's event
+ * loop; `concurrent_split`: they are in the relay peer, the server alone in this process.
+ * In both, the far side is one process for all 200 clients: it parses every chunk of every
+ * stream itself, so a late request is also late because its own client is busy (200 chats
+ * straight to the upstream: the last request arrives ~1 s after the first).
  */
-async function concurrentBench(prefix: string, stream: () => Promise<StreamRun>): Promise<ConcurrentFigures> {
+async function concurrentBench(
+  prefix: string,
+  settle: () => Promise<void>,
+  stream: () => Promise<StreamRun>,
+): Promise<ConcurrentFigures> {
+  const rounds: Array<ConcurrentFigures & { wall_ms: number }> = [];
+  for (let round = 0; round < CONCURRENT_ROUNDS; round++) {
+    await settle();
+    rounds.push(await concurrentRound(round === 0 ? prefix : `${prefix}_round${round + 1}`, stream));
+  }
+  const median = (pick: (r: ConcurrentFigures) => number) => summarise('', rounds.map(pick)).p50_ms;
+  const figures: ConcurrentFigures = {
+    errors: rounds.reduce((sum, r) => sum + r.errors, 0),
+    first_chunk_p50_ms: median((r) => r.first_chunk_p50_ms),
+    first_chunk_p95_ms: median((r) => r.first_chunk_p95_ms),
+  };
+  emit({
+    name: `${prefix}_chats`,
+    clients: CONCURRENT,
+    rounds: CONCURRENT_ROUNDS,
+    ...figures,
+    first_chunk_p95_ms_by_round: rounds.map((r) => r.first_chunk_p95_ms),
+    wall_ms_by_round: rounds.map((r) => r.wall_ms),
+    chunks_per_chat: CONCURRENT_CHUNKS,
+  });
+  return figures;
+}
+
+/** One burst of CONCURRENT chats: its figures, and a line with where the CPU went meanwhile. */
+async function concurrentRound(
+  name: string,
+  stream: () => Promise<StreamRun>,
+): Promise<ConcurrentFigures & { wall_ms: number }> {
   const loop = monitorEventLoopDelay({ resolution: 1 });
   loop.enable();
   const cpuSince = cpuAccounting(relayPeerPid);
   const started = performance.now();
-  const outcomes = await profiled(prefix, () =>
+  const outcomes = await profiled(name, () =>
     Promise.allSettled(
       Array.from({ length: CONCURRENT }, async () => {
         const sent = performance.now();
@@ -339,30 +400,28 @@ async function concurrentBench(prefix: string, stream: () => Promise<StreamRun>)
   const failures = outcomes.flatMap((o) => (o.status === 'rejected' ? [String(o.reason)] : []));
   emit(
     summarise(
-      `${prefix}_chat_complete`,
+      `${name}_chat_complete`,
       ok.map((o) => o.completeMs),
     ),
   );
   const firstChunk = emit(
     summarise(
-      `${prefix}_chat_first_chunk`,
+      `${name}_chat_first_chunk`,
       ok.map((o) => o.firstChunkMs),
     ),
   );
   const figures = {
-    clients: CONCURRENT,
     errors: failures.length,
     wall_ms: round(wallMs, 1),
     first_chunk_p50_ms: firstChunk.p50_ms,
     first_chunk_p95_ms: firstChunk.p95_ms,
+  };
+  emit({
+    name: `${name}_round`,
+    ...figures,
     event_loop_delay_max_ms: round(loop.max / 1e6, 1),
     event_loop_delay_p99_ms: round(loop.percentile(99) / 1e6, 1),
     ...cpu,
-  };
-  emit({
-    name: `${prefix}_chats`,
-    ...figures,
-    chunks_per_chat: CONCURRENT_CHUNKS,
     first_errors: [...new Set(failures)].slice(0, 3),
   });
   return figures;

@@ -8,7 +8,8 @@ import { planMessage, startTimedUpstream, UPSTREAM_MODEL } from './timed-upstrea
  * reading client on their own event loop and core, the Analyst server alone in the bench's
  * process, as in a deployment where the model and the client are elsewhere. Sender and
  * reader share this process's clock. Sends `{ upstreamUrl }` once, then answers each
- * StreamRequest with `{ id, run }` or `{ id, error }`; 'close' ends it.
+ * StreamRequest with `{ id, run }` or `{ id, error }`; 'cold' closes its upstream's idle
+ * connections (answered with `{ cold: true }`); 'close' ends it.
  */
 export interface StreamRequest {
   id: number;
@@ -24,6 +25,7 @@ export interface StreamRequest {
 
 export type PeerMessage =
   | { upstreamUrl: string }
+  | { cold: true }
   | { id: number; run: StreamRun; failures: string[] }
   | { id: number; error: string };
 
@@ -32,9 +34,14 @@ if (!process.send) throw new Error('relay-peer.ts runs as a child process with a
 const upstream = await startTimedUpstream();
 const direct = openaiClient(upstream.url);
 let analyst: { url: string; client: OpenAI } | undefined;
-process.on('message', (request: StreamRequest | 'close') => {
+process.on('message', (request: StreamRequest | 'close' | 'cold') => {
   if (request === 'close') {
     void upstream.close().then(() => process.disconnect());
+    return;
+  }
+  if (request === 'cold') {
+    upstream.closeIdle();
+    send({ cold: true });
     return;
   }
   if (analyst?.url !== request.analystUrl)

@@ -19,6 +19,8 @@ export interface TimedUpstream {
   /** Chat requests served, and what went wrong (a bench that saw failures is void). */
   served: number;
   failures: string[];
+  /** Closes the kept-alive connections no request is using (the next requests connect anew). */
+  closeIdle(): void;
   close(): Promise<void>;
 }
 
@@ -37,7 +39,13 @@ export function sentAt(text: string): number | undefined {
 }
 
 export async function startTimedUpstream(): Promise<TimedUpstream> {
-  const upstream: TimedUpstream = { url: '', served: 0, failures: [], close: async () => {} };
+  const upstream: TimedUpstream = {
+    url: '',
+    served: 0,
+    failures: [],
+    closeIdle: () => {},
+    close: async () => {},
+  };
   const server = createServer((req, res) => {
     res.on('error', () => {}); // the reader hung up (Analyst stops reading at </Answer>)
     serve(req, res, upstream).catch((error: unknown) => {
@@ -51,6 +59,7 @@ export async function startTimedUpstream(): Promise<TimedUpstream> {
   // 200 new chats. The same copies of the listening socket Analyst's server uses.
   const closeCopies = await addAcceptHandles(server);
   upstream.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  upstream.closeIdle = () => server.closeIdleConnections();
   upstream.close = () =>
     new Promise<void>((resolve) => {
       closeCopies();

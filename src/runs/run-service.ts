@@ -203,17 +203,21 @@ export class RunService {
         ];
       }
       const question = request.cell ? undefined : lastQuestion(request.messages);
-      if (question !== undefined) {
-        await store.addMessage({
-          id: messageId(),
-          thread_id: thread.id,
-          role: 'user',
-          content: question,
-          file_ids: files.map((f) => f.id),
-          run_id: reservation.runId,
-        });
-      }
-      await store.touchThread(thread.id, question === undefined ? undefined : titleOf(question));
+      // Asked together, the two writes share one commit (SQLite) or go at once (PostgreSQL):
+      // under a burst of new chats every write awaited in turn is a turn of a busy loop.
+      await Promise.all([
+        question === undefined
+          ? undefined
+          : store.addMessage({
+              id: messageId(),
+              thread_id: thread.id,
+              role: 'user',
+              content: question,
+              file_ids: files.map((f) => f.id),
+              run_id: reservation.runId,
+            }),
+        store.touchThread(thread.id, question === undefined ? undefined : titleOf(question)),
+      ]);
     } catch (error) {
       // The claim is given back: the run is stored as one that could not start, and why.
       const reason = `the run could not start: ${error instanceof Error ? error.message : String(error)}`;
@@ -341,23 +345,27 @@ export class RunService {
       if (event.type !== 'run-end') return;
       ended = true;
       await writer.flush();
+      // The answer is stored before the run is marked finished: whoever sees it finished
+      // (another replica's follower, the thread's next question) finds the answer too.
+      await Promise.all([
+        request.cell
+          ? undefined
+          : store.addMessage({
+              id: messageId(),
+              thread_id: thread.id,
+              role: 'assistant',
+              content: event.transcript,
+              file_ids: [],
+              run_id: live.id,
+            }),
+        store.touchThread(thread.id),
+      ]);
       await store.finishRun(live.id, {
         status: event.status,
         reason: event.reason ?? null,
         usage: event.usage,
         answer: event.answer ?? null,
       });
-      if (!request.cell) {
-        await store.addMessage({
-          id: messageId(),
-          thread_id: thread.id,
-          role: 'assistant',
-          content: event.transcript,
-          file_ids: [],
-          run_id: live.id,
-        });
-      }
-      await store.touchThread(thread.id);
     };
     try {
       // The previous run's reports are written first, so this run's cells do not see them appear.
