@@ -33,17 +33,35 @@ export class LiveRun {
     this.wake();
   }
 
-  /** Resolves when an event arrives, the run finishes or `signal` aborts. */
-  changed(signal?: AbortSignal): Promise<void> {
-    if (this.finished || signal?.aborted) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        signal?.removeEventListener('abort', done);
-        resolve();
-      };
-      this.waiters.push(done);
-      signal?.addEventListener('abort', done, { once: true });
-    });
+  /**
+   * The events from number `from` on, as they come, until the run is done or `signal` aborts.
+   * One abort listener serves the whole subscription: one per wait (an add and a remove on an
+   * EventTarget for every chunk) cost as much as relaying the chunk under 200 streams.
+   */
+  async *follow(from: number, signal?: AbortSignal): AsyncGenerator<StoredEvent, void> {
+    let stopped = signal?.aborted ?? false;
+    let wake: (() => void) | undefined;
+    const onAbort = () => {
+      stopped = true;
+      wake?.();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      let next = from;
+      for (;;) {
+        while (next < this.events.length) {
+          if (stopped) return;
+          yield this.events[next++]!;
+        }
+        if (this.finished || stopped) return;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          this.waiters.push(resolve);
+        });
+      }
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
   }
 
   private wake(): void {
