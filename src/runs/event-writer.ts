@@ -5,12 +5,11 @@ import type { Store, StoredEvent } from '../store/store.ts';
 const STREAMED: ReadonlySet<AgentEvent['type']> = new Set(['text-delta', 'execution-output']);
 
 /** How long a streamed piece may wait for the run's next write. */
-export const STREAMED_WRITE_INTERVAL_MS = 100;
+const STREAMED_WRITE_INTERVAL_MS = 100;
 
 export interface EventWriterOptions {
   /** Streamed pieces are written at most this often (ms); 0 writes every turn. Default 100. */
   streamedIntervalMs?: number;
-  now?: () => number;
 }
 
 /**
@@ -38,7 +37,6 @@ export class EventWriter {
   /** The batches written so far, in order; rejected with the first failure. */
   private written: Promise<void> = Promise.resolve();
   private readonly intervalMs: number;
-  private readonly now: () => number;
 
   constructor(
     private readonly store: Store,
@@ -46,14 +44,13 @@ export class EventWriter {
     options: EventWriterOptions = {},
   ) {
     this.intervalMs = options.streamedIntervalMs ?? STREAMED_WRITE_INTERVAL_MS;
-    this.now = options.now ?? (() => performance.now());
   }
 
   /** Queues an event (numbered by the caller, in order) for a coming write. */
   add(event: StoredEvent): void {
     this.pending.push(event);
     if (this.soon) return;
-    const wait = STREAMED.has(event.event.type) ? this.lastWriteAt + this.intervalMs - this.now() : 0;
+    const wait = STREAMED.has(event.event.type) ? this.lastWriteAt + this.intervalMs - performance.now() : 0;
     if (wait > 0) {
       this.timer ??= setTimeout(() => this.write(), wait);
       return;
@@ -72,7 +69,7 @@ export class EventWriter {
     if (this.pending.length) {
       const batch = this.pending;
       this.pending = [];
-      this.lastWriteAt = this.now();
+      this.lastWriteAt = performance.now();
       this.written = this.written.then(() => this.store.appendEvents(this.runId, batch));
     }
     await this.written;
