@@ -84,6 +84,8 @@ export interface LanguageModel {
    */
   stream(request: ModelRequest): AsyncIterable<ModelStreamPart>;
   complete(request: ModelRequest): Promise<ModelResponse>;
+  /** A request will follow shortly (a chat arrived): open a connection for it now, if that helps. */
+  preconnect?(): void;
 }
 
 /** How the agent talks to a model (SPEC §4.1). */

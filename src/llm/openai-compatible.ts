@@ -84,6 +84,10 @@ export class OpenAICompatibleModel implements LanguageModel {
     this.#http = new UpstreamHttp({ baseUrl: options.baseUrl, apiKey: options.apiKey, agent: options.agent });
   }
 
+  preconnect(): void {
+    this.#http.preconnect();
+  }
+
   stream(request: ModelRequest): AsyncIterable<ModelStreamPart> {
     return this.#withRetries(request, (call) => this.#streamOnce(request, call));
   }

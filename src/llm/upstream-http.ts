@@ -1,6 +1,7 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { type Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { UpstreamHttpError } from './errors/upstream-http-error.ts';
+import { PreconnectingAgent } from './preconnecting-agent.ts';
 
 /** What an error answer may say before we stop reading it. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
@@ -14,7 +15,10 @@ export interface UpstreamHttpOptions {
   baseUrl: string;
   /** Sent as `Authorization: Bearer …`; servers without auth (vLLM's default) get a placeholder. */
   apiKey?: string;
-  /** The connection pool. Default: one keep-alive agent of this client's own. */
+  /**
+   * The connection pool. Default: one keep-alive agent of this client's own, which dials
+   * ahead on `preconnect()` when the server is plain HTTP.
+   */
   agent?: HttpAgent;
 }
 
@@ -42,8 +46,19 @@ export class UpstreamHttp {
     const secure = this.#base.protocol === 'https:';
     this.#request = secure ? httpsRequest : httpRequest;
     this.#agent =
-      options.agent ?? (secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true }));
+      options.agent ??
+      (secure
+        ? new HttpsAgent({ keepAlive: true })
+        : new PreconnectingAgent({
+            host: this.#base.hostname.replace(/^\[(.*)\]$/, '$1'), // [::1] → ::1
+            port: Number(this.#base.port || 80),
+          }));
     this.#authorization = `Bearer ${options.apiKey || 'EMPTY'}`;
+  }
+
+  /** A request is coming: open its connection now if it will need a new one (plain HTTP only). */
+  preconnect(): void {
+    if (this.#agent instanceof PreconnectingAgent) this.#agent.preconnect();
   }
 
   /** POSTs `body` (JSON) to `path` and returns the parsed JSON answer. */

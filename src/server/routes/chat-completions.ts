@@ -38,6 +38,8 @@ export function registerChatRoutes(app: FastifyInstance, deps: AppDeps): void {
     const body = parseChatRequest(request.body);
     const entry = body.model ? deps.registry.get(body.model) : deps.registry.default();
     const model = entry.protocol === 'offline' ? undefined : deps.registry.languageModel(entry.id);
+    // The model request comes after the thread and run are set up: its connection need not wait.
+    model?.preconnect?.();
     const asked = conversationOf(body);
     const threadId = threadIdOf(body);
     const files = await Promise.all(fileIdsOf(body).map((id) => deps.threads.file(owner, id)));
