@@ -1,7 +1,6 @@
-import { fork, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { fork } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -230,11 +229,6 @@ export async function runApiBench(): Promise<void> {
   );
 }
 
-/** util-linux's taskset, to give the relay peer a core. */
-function findTaskset(): string | undefined {
-  return ['/usr/bin/taskset', '/bin/taskset'].find((path) => existsSync(path));
-}
-
 /** The relay peer's pid, for its CPU time in the concurrent sections. */
 let relayPeerPid: number | undefined;
 
@@ -247,16 +241,10 @@ async function startRelayPeer(): Promise<{
   cold: () => Promise<void>;
   close: () => Promise<void>;
 }> {
-  const script = fileURLToPath(new URL('./relay-peer.ts', import.meta.url));
-  // The peer stands for clients and a model on other machines: on a core of its own (the
-  // last), so it never takes the server's time; the server may still use every core.
-  const cores = availableParallelism();
-  const taskset = cores > 1 ? findTaskset() : undefined;
-  const child = taskset
-    ? spawn(taskset, ['-c', String(cores - 1), process.execPath, '--import', 'tsx', script], {
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      })
-    : fork(script, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(new URL('./relay-peer.ts', import.meta.url)), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   relayPeerPid = child.pid;
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   const pending = new Map<number, { resolve: (run: StreamRun) => void; reject: (error: Error) => void }>();
