@@ -29,7 +29,7 @@ import { startTimedUpstream, UPSTREAM_MODEL } from './timed-upstream.ts';
  *    `relay_*`: upstream, client and server share this one event loop, so the through path
  *    pays an extra read and write of every chunk on the same core as the direct path: even
  *    a relay that cost nothing else would sit near 0.5× here. `relay_split_*`: the same
- *    with the upstream and the client in a child process (their own core), the server
+ *    with the upstream and the client in a child process (their own event loop), the server
  *    alone in this process, as in a deployment.
  * 2. CONCURRENT streaming chats at once, on new threads, from this process and from the
  *    relay peer: errors, wall time, first chunk, time to [DONE], each also straight to the

@@ -5,7 +5,7 @@ import { planMessage, startTimedUpstream, UPSTREAM_MODEL } from './timed-upstrea
 
 /**
  * The split relay bench's far side, a child process (IPC): the timed upstream and the
- * reading client on their own event loop and core, the Analyst server alone in the bench's
+ * reading client on their own event loop, the Analyst server alone in the bench's
  * process, as in a deployment where the model and the client are elsewhere. Sender and
  * reader share this process's clock. Sends `{ upstreamUrl }` once, then answers each
  * StreamRequest with `{ id, run }` or `{ id, error }`; 'cold' closes its upstream's idle
