@@ -19,9 +19,9 @@ export interface PreconnectingAgentOptions {
  * then writes the request — overlaps the chat's set-up instead of following it. Measured with
  * 200 new chats at once (api bench): the first model requests were answered ~210 ms after they
  * were made, 50–95 ms with their connections dialled ahead; across a WAN the handshake is
- * longer still (an https model server is not dialled ahead). A request that finds a kept-alive connection free uses it as ever,
- * and one is dialled ahead only when the free ones will not go round; a spare nobody takes
- * is closed after `spareTtlMs`.
+ * longer still (an https model server is not dialled ahead). A request that finds a
+ * kept-alive connection free uses it as ever, and one is dialled ahead only when the free
+ * ones will not go round; a spare nobody takes is closed after `spareTtlMs`.
  */
 export class PreconnectingAgent extends Agent {
   readonly #target: { host: string; port: number };
