@@ -362,11 +362,12 @@ interface ConcurrentFigures {
 /**
  * CONCURRENT streaming chats at once, each on a new thread: one burst to warm up (the JIT and
  * V8's young generation grow under a burst as in a server that has been serving: the first
- * burst after start-up is ~40% slower; its figures are reported, its errors counted), then
- * CONCURRENT_ROUNDS bursts; each starts when the server has finished the last one's after-run
- * work (reports), and the section's figures are the rounds' medians (one burst of 200 on a
- * noisy 2-core machine varies by ±30%). `concurrent`: the clients (and the upstream) share the server's event
- * loop; `concurrent_split`: they are in the relay peer, the server alone in this process.
+ * burst after start-up was up to ~50% slower; its figures are reported, its errors counted),
+ * then CONCURRENT_ROUNDS bursts. Each starts when the server has finished the last one's
+ * after-run work (reports) and on new connections (`settle`); the section's figures are the
+ * rounds' medians (one burst of 200 on a noisy 2-core machine varies by ±30%). `concurrent`:
+ * the clients (and the upstream) share the server's event loop; `concurrent_split`: they are
+ * in the relay peer, the server alone in this process.
  * In both, the far side is one process for all 200 clients: it parses every chunk of every
  * stream itself, so a late request is also late because its own client is busy (200 chats
  * straight to the upstream: the last request arrives ~1 s after the first).
@@ -381,7 +382,7 @@ async function concurrentBench(
   const rounds: Array<ConcurrentFigures & { wall_ms: number }> = [];
   for (let round = 0; round < CONCURRENT_ROUNDS; round++) {
     await settle();
-    rounds.push(await concurrentRound(round === 0 ? prefix : `${prefix}_round${round + 1}`, stream));
+    rounds.push(await concurrentRound(`${prefix}_round${round + 1}`, stream));
   }
   const median = (pick: (r: ConcurrentFigures) => number) => summarise('', rounds.map(pick)).p50_ms;
   const figures: ConcurrentFigures = {
@@ -444,7 +445,7 @@ async function concurrentRound(
     first_chunk_p95_ms: firstChunk.p95_ms,
   };
   emit({
-    name: `${name}_round`,
+    name,
     ...figures,
     event_loop_delay_max_ms: round(loop.max / 1e6, 1),
     event_loop_delay_p99_ms: round(loop.percentile(99) / 1e6, 1),
