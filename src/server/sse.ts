@@ -22,6 +22,9 @@ export class SseStream {
       'x-accel-buffering': 'no',
       ...headers,
     });
+    // The headers leave with the first event when it comes in this turn (a chat's role chunk
+    // does): one write instead of two per stream; at the turn's end they leave regardless.
+    this.holdForTurn();
     response.flushHeaders();
     response.socket?.setNoDelay(true);
     const onClose = () => {
@@ -67,16 +70,7 @@ export class SseStream {
 
   private write(text: string): Promise<void> {
     if (this.closedByPeer) return Promise.resolve();
-    // Events produced in the same turn of the event loop leave in one write (a fast model
-    // sends several per network read); the turn's end uncorks, so nothing waits longer.
-    if (!this.corked) {
-      this.corked = true;
-      this.response.cork();
-      setImmediate(() => {
-        this.corked = false;
-        this.response.uncork();
-      });
-    }
+    this.holdForTurn();
     return new Promise((resolve) => {
       let ok: boolean;
       try {
@@ -98,6 +92,20 @@ export class SseStream {
         this.response.once('drain', settle);
         this.response.once('close', settle);
       }
+    });
+  }
+
+  /**
+   * What is written in this turn of the event loop leaves in one write (a fast model sends
+   * several events per network read); the turn's end uncorks, so nothing waits longer.
+   */
+  private holdForTurn(): void {
+    if (this.corked) return;
+    this.corked = true;
+    this.response.cork();
+    setImmediate(() => {
+      this.corked = false;
+      this.response.uncork();
     });
   }
 
