@@ -32,19 +32,7 @@ export async function containersOfInstance(instanceId: string): Promise<string[]
   return list.map((c) => (c.Names?.[0] ?? c.Id).replace(/^\//, ''));
 }
 
-/** Waits until `check` holds, polling; fails with `what` after `timeoutMs`. */
-export async function eventually(
-  check: () => Promise<boolean>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for: ${what}`);
-}
+export { eventually } from './eventually.ts';
 
 let stores: Promise<LoopWorkspaceStore> | undefined;
 

@@ -4,6 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { describe, test } from 'node:test';
 import { PreconnectingAgent } from '../../src/llm/preconnecting-agent.ts';
 import { UpstreamHttp } from '../../src/llm/upstream-http.ts';
+import { eventually } from '../helpers/eventually.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -48,21 +49,13 @@ async function post(http: UpstreamHttp): Promise<unknown[]> {
   return chunks;
 }
 
-async function eventually(check: () => boolean, what: string, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await sleep(5);
-  }
-}
-
 describe('PreconnectingAgent: a model connection dialled as a chat arrives', () => {
   test('preconnect opens the connection before the request, and the request goes out on it', async () => {
     const server = await modelServer();
     const http = new UpstreamHttp({ baseUrl: server.url });
     try {
       http.preconnect();
-      await eventually(() => server.connections.length === 1, 'the server sees the connection');
+      await eventually(() => server.connections.length === 1, 'the server sees the connection', 2000, 5);
       assert.deepEqual(await post(http), [{ ok: true }]);
       assert.equal(server.connections.length, 1, 'no second connection');
       assert.equal(server.requestsBySocket.get(server.connections[0]!), 1, 'the request came on the spare');
@@ -76,7 +69,7 @@ describe('PreconnectingAgent: a model connection dialled as a chat arrives', () 
     const http = new UpstreamHttp({ baseUrl: server.url });
     try {
       for (let i = 0; i < 5; i++) http.preconnect();
-      await eventually(() => server.connections.length === 5, 'five connections');
+      await eventually(() => server.connections.length === 5, 'five connections', 2000, 5);
       assert.deepEqual(
         await Promise.all(Array.from({ length: 5 }, () => post(http))),
         Array(5).fill([{ ok: true }]),
@@ -105,7 +98,7 @@ describe('PreconnectingAgent: a model connection dialled as a chat arrives', () 
     try {
       for (let i = 0; i < 10; i++) agent.preconnect();
       assert.equal(agent.spares, 3, 'at most maxSpares');
-      await eventually(() => server.connections.length === 3, 'three connections');
+      await eventually(() => server.connections.length === 3, 'three connections', 2000, 5);
       await eventually(
         () => server.connections.every((socket) => socket.destroyed),
         'the spares are closed',
@@ -134,9 +127,9 @@ describe('PreconnectingAgent: a model connection dialled as a chat arrives', () 
     const http = new UpstreamHttp({ baseUrl: server.url, agent });
     try {
       http.preconnect();
-      await eventually(() => server.connections.length === 1, 'the spare is connected');
+      await eventually(() => server.connections.length === 1, 'the spare is connected', 2000, 5);
       server.connections[0]!.destroy(); // the model server drops it (its idle timeout)
-      await eventually(() => agent.spares === 0, 'the spare is dropped');
+      await eventually(() => agent.spares === 0, 'the spare is dropped', 2000, 5);
       assert.deepEqual(await post(http), [{ ok: true }]);
       assert.equal(server.connections.length, 2, 'the request dialled anew');
     } finally {
