@@ -11,7 +11,7 @@ export const MCP_TOOL_NAMES = ['list_files', 'query', 'python_exec', 'run_analys
 
 const INSTRUCTIONS = `Analyst runs Python and SQL over a thread's data files in a hardened sandbox (no network).
 - list_files shows the workspace; each file is also a resource.
-- query runs one SQLite statement over the data files (one table per file) and keeps the rows, each with a citation id rid.
+- query runs one read-only statement in DuckDB SQL over the data files (one view per file) and keeps the rows, each with a citation id rid.
 - python_exec runs Python on the rows of this session's latest successful query (\`data\`, \`results\`); it refuses after a failed or empty query. Print results with their rids.
 - run_analysis hands a whole question to Analyst's own agent and returns its answer, steps and files.`;
 

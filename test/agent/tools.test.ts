@@ -261,7 +261,7 @@ describe('tools protocol: query and python_exec', () => {
               id: 'call_join',
               name: 'query',
               arguments: {
-                sql: 'SELECT s.region, SUM(s.amount) AS total, t.target FROM sales s JOIN targets t USING (region) GROUP BY s.region',
+                sql: 'SELECT s.region, SUM(s.amount) AS total, t.target FROM sales s JOIN targets t USING (region) GROUP BY s.region, t.target',
               },
             },
             { id: 'call_write', name: 'query', arguments: { sql: 'DELETE FROM sales' } },

@@ -175,6 +175,7 @@ describe('analyst sandbox', () => {
     assert.match(run.stdout, /live cell\s+ok/);
     assert.match(run.stdout, /uid 65534/);
     assert.match(run.stdout, /cjk font yes/);
+    assert.match(run.stdout, /duckdb\s+1\.5\.6 \(1 thread, /);
   });
 
   test('ls --json lists containers; reap runs', async () => {

@@ -175,7 +175,7 @@ async function toolMessages(context: RunContext, enabled: ToolName[]): Promise<C
     ? `You can call these tools: ${enabled.join(', ')}.`
     : 'No tools are available: answer from the conversation alone.';
   const system = `You are a careful data analyst. ${tools}
-- query runs one SQLite statement over the user's data files (one table per file, named after the file). Prefer SQL aggregates for plain statistics.
+- query runs one read-only statement in DuckDB SQL over the user's data files (one view per file, named after the file). Prefer SQL aggregates for plain statistics.
 - python_exec runs Python on the rows of this turn's queries (\`data\`, \`results\`); use it for what SQL cannot do. Print results with the rids of the rows they come from.
 - Each question starts a new turn: query again rather than relying on earlier results.
 When you are done, reply without a tool call: that reply is your final answer, in Markdown, citing rids. Answer in the language of the question.`;

@@ -10,14 +10,15 @@ export const TOOL_DEFINITIONS: Record<ToolName, ToolDefinition> = {
     function: {
       name: 'query',
       description:
-        "Run one read-only SQL (SQLite) statement over the thread's data files. Each CSV, TSV, JSON, JSONL, Excel " +
-        'sheet or Parquet file is a table named after its file (lowercase, non-letters replaced by _); SQLite files ' +
-        'are attached under their file name. Use SQL aggregates (COUNT, SUM, AVG, MIN, MAX, GROUP BY) for plain ' +
-        'statistics: they are exact and cheap. Returns a preview; the full rows, each with a citation id rid ' +
-        '(r1, r2, ...), are kept for python_exec.',
+        "Run one read-only SQL statement (DuckDB's SQL dialect) over the thread's data files. Each CSV, TSV, JSON, " +
+        'JSONL, Excel sheet or Parquet file is a view named after its file (lowercase, non-letters replaced by _), read ' +
+        'where it lies, so files larger than memory work; the tables of a SQLite file are under a schema named after ' +
+        'its file (shop.items). Use SQL aggregates (COUNT, SUM, AVG, MIN, MAX, GROUP BY) for plain statistics: they ' +
+        'are exact and cheap. Returns a preview; the full rows, each with a citation id rid (r1, r2, ...), are kept ' +
+        'for python_exec.',
       parameters: {
         type: 'object',
-        properties: { sql: { type: 'string', description: 'One SQLite SELECT statement.' } },
+        properties: { sql: { type: 'string', description: 'One SELECT statement in DuckDB SQL.' } },
         required: ['sql'],
         additionalProperties: false,
       },

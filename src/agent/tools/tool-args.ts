@@ -7,7 +7,7 @@ import { z } from 'zod';
  */
 
 export const QueryArgsSchema = z
-  .object({ sql: z.string().trim().min(1, 'sql is empty').describe('One SQLite SELECT statement.') })
+  .object({ sql: z.string().trim().min(1, 'sql is empty').describe('One SELECT statement in DuckDB SQL.') })
   .strict();
 export type QueryArgs = z.infer<typeof QueryArgsSchema>;
 

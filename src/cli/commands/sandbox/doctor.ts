@@ -28,6 +28,12 @@ except Exception:
 print("python", platform.python_version(), "uid", os.getuid(), "cwd", os.getcwd())
 print("libraries", " ".join(mods) or "(standard library only)")
 print("cjk font", cjk)
+try:
+    import duckdb
+    duckdb_line = "%s (%s)" % (duckdb.__version__, duckdb.sql("select current_setting('threads') || ' thread, ' || current_setting('memory_limit')").fetchone()[0])
+except Exception as error:
+    duckdb_line = "unavailable: %s: %s" % (type(error).__name__, error)
+print("duckdb", duckdb_line)
 `;
 
 export async function run(argv: string[], io: CommandIO): Promise<number> {

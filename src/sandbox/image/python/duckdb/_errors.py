@@ -141,10 +141,23 @@ BY_PREFIX = {
 }
 
 
+# DuckDB quotes the offending line of a CSV in its message; a hostile file's line can be
+# hundreds of megabytes, which must not become the exception's text.
+LINE_CHARS = 500
+
+
+def shorten(message):
+    lines = message.split("\n")
+    return "\n".join(
+        line if len(line) <= LINE_CHARS else "%s… (%d characters cut)" % (line[:LINE_CHARS], len(line) - LINE_CHARS)
+        for line in lines
+    )
+
+
 def error_from_type(error_type, message):
-    return BY_ERROR_TYPE.get(error_type, DatabaseError)(message)
+    return BY_ERROR_TYPE.get(error_type, DatabaseError)(shorten(message))
 
 
 def error_from_message(message):
     prefix = message.split(" Error:", 1)[0] if " Error:" in message[:40] else ""
-    return BY_PREFIX.get(prefix, DatabaseError)(message)
+    return BY_PREFIX.get(prefix, DatabaseError)(shorten(message))
