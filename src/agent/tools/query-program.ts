@@ -8,15 +8,21 @@ export const QUERY_OUTPUT_BYTES = 16 * 1024 * 1024;
 
 /**
  * The Python program that answers a `query` call inside the thread's sandbox (never on the
- * host): it loads the workspace's data files into an in-memory SQLite database with the
- * standard library (Excel and Parquet through pandas when the image has it), runs the one
- * read-only statement and prints the result as JSON after a random marker, so nothing the
- * data contains can pass for the result. Everything lives inside one function so a stateful
- * session's variables are left alone.
+ * host): the workspace's data files become DuckDB views (query.py), or, in an image without
+ * the `duckdb` module, tables of an in-memory SQLite database (query_sqlite.py); the one
+ * read-only statement runs and its result is printed as JSON after a random marker, so
+ * nothing the data contains can pass for the result. Everything lives inside functions
+ * deleted afterwards, so a stateful session's variables are left alone.
  */
 export function queryProgram(sql: string, marker: string): string {
-  const call = `_analyst_query(${JSON.stringify(sql)}, ${JSON.stringify(marker)}, ${MAX_QUERY_ROWS})\ndel _analyst_query\n`;
-  return `${pythonFile(new URL('./query.py', import.meta.url))}\n\n${call}`;
+  const call =
+    `_analyst_query(${JSON.stringify(sql)}, ${JSON.stringify(marker)}, ${MAX_QUERY_ROWS})\n` +
+    'del _analyst_query, _analyst_query_sqlite\n';
+  return [
+    pythonFile(new URL('./query_sqlite.py', import.meta.url)),
+    pythonFile(new URL('./query.py', import.meta.url)),
+    call,
+  ].join('\n\n');
 }
 
 const QueryOutputSchema = z.union([

@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { ConfigurationError } from '../../errors/index.ts';
+import { installDuckdb } from './duckdb-files.ts';
 import {
   debianPackages,
   FONT_CACHE_DIR,
@@ -46,6 +47,8 @@ export async function buildDebianImage(docker: Docker, options: DebianBuildOptio
   try {
     await debootstrap(root, options);
     await installPackages(root, debianPackages(options.profile), options);
+    options.log('installing DuckDB (library checked against its pinned sha256) and the duckdb module');
+    await installDuckdb(root);
     options.log('configuring matplotlib and building its font cache');
     await writeFile(join(root, 'etc/matplotlibrc'), MATPLOTLIBRC);
     await mkdir(join(root, 'workspace'), { recursive: true });
@@ -58,7 +61,7 @@ export async function buildDebianImage(docker: Docker, options: DebianBuildOptio
       'LANG=C.UTF-8',
       '/usr/bin/python3',
       '-c',
-      'import matplotlib.font_manager',
+      'import matplotlib.font_manager, duckdb; duckdb.sql("select 42").fetchall()',
     ]);
     await run('chmod', ['-R', 'a+rX', join(root, FONT_CACHE_DIR.slice(1))]);
     for (const path of [

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { DUCKDB_LIBRARY_SHA256, duckdbFilesHash } from './duckdb-files.ts';
 
 /**
  * What goes into Analyst's data-science sandbox image (SPEC §3.3). Two build paths share
@@ -78,6 +79,8 @@ export const PIP_PACKAGES = [
   'xgboost',
   'lmfit',
   'pyarrow',
+  // DuckDB's own package; the Debian path gets the library and Analyst's module instead.
+  'duckdb==1.5.6',
   'ipykernel',
   'jupyter_client',
 ];
@@ -135,7 +138,17 @@ RUN mkdir -p /workspace ${FONT_CACHE_DIR} \\
 export function recipeHash(kind: RecipeKind, suite: string, profile: RecipeProfile = 'default'): string {
   const parts =
     kind === 'debian'
-      ? [RECIPE_VERSION, kind, suite, debianPackages(profile), MATPLOTLIBRC, IMAGE_ENV, FONT_CACHE_DIR]
+      ? [
+          RECIPE_VERSION,
+          kind,
+          suite,
+          debianPackages(profile),
+          MATPLOTLIBRC,
+          IMAGE_ENV,
+          FONT_CACHE_DIR,
+          DUCKDB_LIBRARY_SHA256,
+          duckdbFilesHash(),
+        ]
       : [RECIPE_VERSION, kind, dockerfileText(profile), MATPLOTLIBRC];
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 24);
 }
