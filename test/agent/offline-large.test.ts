@@ -44,7 +44,9 @@ describe('the offline analyst on a ~100 MB generated CSV inside 512 MB (real san
     const path = join(scratch, 'sales.csv');
     await generateSales({ path, bytes: 100 * 1024 * 1024, seed: 7 });
     expected = golden(path);
-    sandbox = await testSandbox();
+    // The memory limit is the default this test is about; a scan of 100 MB takes about a second
+    // alone but far longer on a machine the whole suite shares, so cells get more time.
+    sandbox = await testSandbox({ limits: { defaultTimeoutMs: 180_000 } });
     workspace = await tempWorkspace();
     await workspace.ws.write('sales.csv', createReadStream(path));
   });
