@@ -74,7 +74,13 @@ function explain(
       return 'the cell was cancelled';
     case 'killed':
       if (reason === 'memory') {
-        return `the cell was killed for exceeding the sandbox memory limit (${formatBytes(context.limits.memoryBytes)}); use less memory (smaller chunks, fewer copies) and try again`;
+        // Nearly always a table loaded whole: say what fits instead (docs/architecture.md, "Large files").
+        return (
+          `the cell was killed for exceeding the sandbox memory limit (${formatBytes(context.limits.memoryBytes)}): ` +
+          'what it loaded did not fit in memory. Query a large file in place with duckdb, which returns only the result ' +
+          `(duckdb.sql("SELECT region, sum(qty) FROM 'sales.csv' GROUP BY 1").df()), or read fewer columns ` +
+          '(pd.read_csv(path, usecols=[...])) or the rows in chunks, then try again'
+        );
       }
       return `the cell's process was killed${signal ? ` by ${signal}` : ''}`;
     default:

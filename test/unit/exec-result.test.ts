@@ -45,7 +45,7 @@ describe('ExecResult', () => {
       'status',
     ]);
   });
-  test('a memory kill says so, with the limit', () => {
+  test('a memory kill says so, with the limit, and suggests DuckDB or fewer columns', () => {
     const result = resultFromKernel(
       {
         end: { ...end, status: 'killed', exit_code: null, signal: 'SIGKILL', reason: 'memory' },
@@ -54,6 +54,8 @@ describe('ExecResult', () => {
       { timeoutMs: 30_000, limits: DEFAULT_LIMITS },
     );
     assert.match(result.message!, /memory limit \(512 MB\)/);
+    assert.match(result.message!, /duckdb\.sql\(/);
+    assert.match(result.message!, /usecols=/);
   });
   test('a timeout names the limit; a lost stateful session says so', () => {
     const result = resultFromKernel(

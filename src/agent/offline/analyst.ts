@@ -7,6 +7,7 @@ import type { RunContext } from '../context.ts';
 import type { AgentEvent } from '../events.ts';
 import type { ProtocolOutcome } from '../protocol.ts';
 import { composeAnswer } from './answer/compose.ts';
+import { largeFileCells } from './cells/large.ts';
 import { lookCode } from './cells/look.ts';
 import { type Finding, type Language, type PlannedCell, type Shared, say } from './cells/recipe.ts';
 import { recipeFor } from './cells/recipes.ts';
@@ -60,7 +61,9 @@ export async function* offlineAnalysis(context: RunContext): AsyncGenerator<Agen
   const plan = choosePlan(readQuestion(asked.text, data), data);
   const recipe = recipeFor(plan);
   const table = plan.kind === 'profile' ? data.tables[0] : plan.table;
-  const cells: PlannedCell[] = table ? recipe.cells(plan, { table, marker }, language) : [];
+  const cells: PlannedCell[] = table
+    ? (largeFileCells(plan, { table, marker }, language) ?? recipe.cells(plan, { table, marker }, language))
+    : [];
   const shared: Shared = [];
   let failure: string | undefined;
   for (const cell of cells) {

@@ -34,6 +34,13 @@ const TableSchema = z.object({
   encoding: z.string().optional(),
   sheet: z.string().optional(),
   table: z.string().optional(),
+  /** The file's size in bytes. */
+  bytes: z.number().optional(),
+  /**
+   * For a file too large to load whole: the DuckDB table function that reads it
+   * (`read_csv('sales.csv', delim=',', header=true)`); the cells then run SQL on it.
+   */
+  source: z.string().optional(),
 });
 
 export const LookSchema = z.object({

@@ -132,7 +132,9 @@ async function* runTagged(
 }
 
 async function initialMessages(config: TaggedProtocolConfig, context: RunContext): Promise<ChatMessage[]> {
-  const data = await dataSection(context.session.workspace);
+  const data = await dataSection(context.session.workspace, {
+    style: config.name === 'deepanalyze' ? 'deepanalyze' : 'described',
+  });
   const history = context.messages.map((m) => ({ ...m }));
   const lastUser = history.map((m) => m.role).lastIndexOf('user');
   if (lastUser >= 0) history[lastUser] = { role: 'user', content: instructionPrompt(context.question, data) };

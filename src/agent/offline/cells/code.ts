@@ -24,8 +24,12 @@ export function ref(name: string, frame = 'df'): string {
   return `${frame}[${py(name)}]`;
 }
 
-/** The statement that reads the table into `df`. */
-export function readLine(table: TableInfo): string {
+/**
+ * The statement that reads the table into `df`. A file too large to load whole (one with a
+ * DuckDB `source`) is read through DuckDB: only the columns named, or a sample of the rows.
+ */
+export function readLine(table: TableInfo, large: { columns?: string[]; sample?: boolean } = {}): string {
+  if (table.source) return largeReadLines(table, table.source, large);
   const file = py(table.file);
   switch (table.reader) {
     case 'csv': {
@@ -51,6 +55,35 @@ export function readLine(table: TableInfo): string {
   }
 }
 
+/** Rows of a large file a sampled read keeps (for profiles and charts). */
+export const SAMPLE_ROWS = 100_000;
+
+function largeReadLines(
+  table: TableInfo,
+  source: string,
+  large: { columns?: string[]; sample?: boolean },
+): string {
+  const names = [...new Set(large.columns ?? [])].filter((name) => column(table, name) !== undefined);
+  const selected = large.sample || names.length === 0 ? '*' : names.map(sqlName).join(', ');
+  const sample = large.sample ? ` USING SAMPLE reservoir(${SAMPLE_ROWS} ROWS) REPEATABLE (42)` : '';
+  return [
+    `# ${largeFileNote(table)}: DuckDB reads ${large.sample ? `a sample of ${SAMPLE_ROWS} rows` : names.length ? 'only the columns used' : 'it'}`,
+    `df = duckdb.sql(${py(`SELECT ${selected} FROM ${source}${sample}`)}).df()`,
+  ].join('\n');
+}
+
+/** "sales.csv is 312 MB (6500000 rows), too large to load whole" */
+export function largeFileNote(table: TableInfo): string {
+  const size =
+    table.bytes !== undefined ? ` is ${Math.round(table.bytes / 2 ** 20)} MB (${table.rows} rows)` : '';
+  return `${table.file}${size}, too large to load whole`;
+}
+
+/** `"name"` as a DuckDB identifier. */
+export function sqlName(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
 /**
  * The start of a cell: imports, the helpers it uses, the table read into `df`, and the
  * columns it uses made numeric or dates where the file writes them as text.
@@ -62,6 +95,8 @@ export function preamble(
     share?: boolean;
     plot?: boolean;
     numpy?: boolean;
+    /** For a large file, a sample of its rows rather than every row of the columns used. */
+    sample?: boolean;
     /** Leave out the table's own total rows ("Total", "All"), except values named here. */
     dropTotals?: { keep: string[] };
   },
@@ -76,12 +111,15 @@ export function preamble(
     table.reader === 'json' ? 'import json' : '',
     table.reader === 'sqlite' ? 'import sqlite3' : '',
   ];
+  const engine = table.source ? ['import duckdb'] : [];
   const libraries = [
     uses.plot ? 'import matplotlib.pyplot as plt' : '',
     uses.numpy ? 'import numpy as np' : '',
     'import pandas as pd',
   ];
-  const imports = [standard, libraries].map((group) => group.filter(Boolean).join('\n')).filter(Boolean);
+  const imports = [standard, [...engine, ...libraries]]
+    .map((group) => group.filter(Boolean).join('\n'))
+    .filter(Boolean);
   const helpers = [
     numericText.length ? pythonSource('to_number.py').trim() : '',
     uses.share ? pythonSource('share.py').replace('@@analyst-result@@', context.marker).trim() : '',
@@ -91,7 +129,8 @@ export function preamble(
     ...textDates.map((c) => `${ref(c.name)} = pd.to_datetime(${ref(c.name)}, errors="coerce")`),
   ];
   const cleaningNote = cleaning.length ? [`# ${describeCleaning(numericText, textDates)}`, ...cleaning] : [];
-  const body = [readLine(table), ...cleaningNote, ...totalRowLines(table, uses.dropTotals)].join('\n');
+  const read = readLine(table, { columns: uses.columns, ...(uses.sample ? { sample: true } : {}) });
+  const body = [read, ...cleaningNote, ...totalRowLines(table, uses.dropTotals)].join('\n');
   return [imports.join('\n\n'), ...helpers, body].join('\n\n\n');
 }
 

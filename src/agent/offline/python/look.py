@@ -2,6 +2,7 @@
 import csv
 import json
 import os
+import re
 import sqlite3
 import warnings
 
@@ -12,6 +13,12 @@ MARKER = "@@analyst-look@@"
 TOTAL_ROWS = r"^(?:grand\s+)?(?:total|totals|sum|all|overall|合计|总计|总和|全部)\s*(?:[:(\[].*)?$"
 MISSING_MARKERS = {"", "-", "--", "—", "–", "n/a", "na", "nan", "none", "null", "no data", "unknown", "?", "tbd", "tba"}
 TABLE_EXTENSIONS = {"csv", "tsv", "tab", "txt", "json", "jsonl", "ndjson", "xlsx", "xls", "parquet", "sqlite", "sqlite3", "db"}
+# Above this size a file is not loaded whole (pandas needs several times a CSV's size in memory):
+# DuckDB counts and profiles it out of core, and column kinds are judged on its first rows.
+LARGE_FILE_BYTES = 64 * 1024 * 1024
+HEAD_ROWS = 20_000
+# Frequent values are counted exactly for columns with at most this many distinct values.
+COUNTED_DISTINCT = 10_000
 
 
 def text_encoding(path):
@@ -94,6 +101,91 @@ def read_tables(path):
 # to_number.py
 
 
+def sql_text(text):
+    return "'" + text.replace("'", "''") + "'"
+
+
+def sql_name(name):
+    return '"' + name.replace('"', '""') + '"'
+
+
+def duckdb_source(path, kind):
+    """The DuckDB table function that reads this file, or None where only pandas reads it."""
+    if kind in ("csv", "tsv", "tab", "txt"):
+        encoding = text_encoding(path)
+        if encoding != "utf-8":
+            return None, None
+        sep = separator(path, encoding, "," if kind == "csv" else "\t")
+        if kind == "txt" and sep not in (",", ";", "\t", "|"):
+            return None, None
+        how = {"reader": "csv", "sep": sep, "encoding": encoding}
+        return "read_csv(%s, delim=%s, header=true)" % (sql_text(path), sql_text(sep)), how
+    if kind == "parquet":
+        return "read_parquet(%s)" % sql_text(path), {"reader": "parquet"}
+    if kind in ("jsonl", "ndjson"):
+        return "read_json(%s, format='newline_delimited')" % sql_text(path), {"reader": "jsonl"}
+    return None, None
+
+
+def look_large(duckdb, source):
+    """(rows, head, exact figures per column) of a file DuckDB reads, in two scans of it."""
+    head = duckdb.sql("SELECT * FROM %s LIMIT %d" % (source, HEAD_ROWS)).df()
+    names = [str(c) for c in head.columns]
+    parts = ["count(*)"]
+    for name in names:
+        parts += ["count(%s)" % sql_name(name), "approx_count_distinct(%s)" % sql_name(name),
+                  "min(%s)" % sql_name(name), "max(%s)" % sql_name(name)]
+    figures = duckdb.sql("SELECT %s FROM %s" % (", ".join(parts), source)).fetchone()
+    rows, exact = int(figures[0]), {}
+    for i, name in enumerate(names):
+        present, distinct, low, high = figures[1 + 4 * i: 5 + 4 * i]
+        exact[name] = {"missing": rows - int(present), "distinct": int(distinct), "min": low, "max": high}
+    counted = [name for name in names if exact[name]["distinct"] <= COUNTED_DISTINCT]
+    if counted:
+        # One scan counts every such column's values (a grouping set per column).
+        keys = ", ".join("CAST(%s AS VARCHAR)" % sql_name(name) for name in counted)
+        sets = ", ".join("(%d)" % (i + 1) for i in range(len(counted)))
+        selected = ", ".join("CAST(%s AS VARCHAR)" % sql_name(name) for name in counted)
+        counts = duckdb.sql("SELECT %s, count(*), GROUPING_ID(%s) FROM %s GROUP BY GROUPING SETS (%s)"
+                            % (selected, keys, source, sets)).fetchall()
+        for name in counted:
+            exact[name]["values"] = []
+        for row in counts:
+            grouping = row[-1]
+            for i, name in enumerate(counted):
+                # GROUPING_ID has a 0 bit for the column this row groups by.
+                if not grouping >> (len(counted) - 1 - i) & 1 and row[i] is not None:
+                    exact[name]["values"].append([row[i][:200], int(row[-2])])
+        for name in counted:
+            exact[name]["values"].sort(key=lambda item: (-item[1], item[0]))
+    return rows, head, exact
+
+
+def describe_large(head, exact):
+    """Columns as describe_column sees the first rows, with the whole file's counts and ranges."""
+    columns = []
+    for i in range(head.shape[1]):
+        info = describe_column(head.iloc[:, i])
+        whole = exact[info["name"]]
+        info["missing"], info["distinct"] = whole["missing"], whole["distinct"]
+        if "values" in whole:
+            info["distinct"] = len(whole["values"])  # exact, where approx_count_distinct is within a few %
+        if info["kind"] == "number" and whole["min"] is not None:
+            info["min"], info["max"] = float(whole["min"]), float(whole["max"])
+        elif info["kind"] == "date" and whole["min"] is not None and head.iloc[:, i].dtype != object:
+            info["min"], info["max"] = str(whole["min"]), str(whole["max"])
+        if "values" in whole and ("values" in info or whole["distinct"] <= 12):
+            info["values"] = whole["values"][:60]
+            if info["kind"] == "text":
+                totals = [(v, n) for v, n in whole["values"] if re.match(TOTAL_ROWS, v.strip().lower())]
+                if 0 < sum(n for _, n in totals) <= 3:
+                    info["totals"] = sorted(v for v, _ in totals)
+                else:
+                    info.pop("totals", None)
+        columns.append(info)
+    return columns
+
+
 def describe_column(series):
     """What a column holds: its kind, how much is missing, its range or its most frequent values.
 
@@ -164,7 +256,28 @@ for name in sorted(os.listdir(".")):
     if name.rsplit(".", 1)[-1].lower() not in TABLE_EXTENSIONS:
         skipped.append(name)
         continue
+    size = os.path.getsize(name)
+    kind = name.rsplit(".", 1)[-1].lower()
     try:
+        source, how = duckdb_source(name, kind) if size > LARGE_FILE_BYTES else (None, None)
+        if source:
+            try:
+                import duckdb
+            except ImportError:
+                source = None
+                notes.append("%s is %d MB and duckdb is not installed: it was loaded whole" % (name, size >> 20))
+        if source:
+            rows, df, exact = look_large(duckdb, source)
+            columns = describe_large(df, exact)
+            print("%s: %d MB, %d rows × %d columns (read with DuckDB, not loaded whole; kinds judged on the first %d rows)"
+                  % (name, size >> 20, rows, df.shape[1], len(df)))
+            summary = pd.DataFrame(columns, columns=["name", "kind", "missing", "distinct"])
+            print(summary.to_string(index=False))
+            print(df.head(5).to_string(max_cols=12, max_colwidth=40))
+            print()
+            tables.append({"file": name, "label": name, "rows": rows, "columns": columns, "bytes": size,
+                           "source": source, **how})
+            continue
         for how, df in read_tables(name):
             label = name + "".join(" [%s]" % how[key] for key in ("sheet", "table") if key in how)
             columns = [describe_column(df.iloc[:, i]) for i in range(df.shape[1])]
@@ -174,7 +287,7 @@ for name in sorted(os.listdir(".")):
                 print(summary.to_string(index=False))
                 print(df.head(5).to_string(max_cols=12, max_colwidth=40))
             print()
-            tables.append({"file": name, "label": label, "rows": int(df.shape[0]), "columns": columns, **how})
+            tables.append({"file": name, "label": label, "rows": int(df.shape[0]), "columns": columns, "bytes": size, **how})
     except pd.errors.EmptyDataError:
         print("%s is empty\n" % name)
         notes.append("%s is empty" % name)
