@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { parseQueryOutput, queryProgram } from '../../src/agent/tools/query-program.ts';
+import { parseQueryOutput, QUERY_OUTPUT_BYTES, queryProgram } from '../../src/agent/tools/query-program.ts';
 import type { DockerSandboxManager } from '../../src/sandbox/docker/manager.ts';
 import { tempWorkspace, testSandbox } from '../helpers/sandbox.ts';
 
@@ -54,7 +54,7 @@ describe('the duckdb module in the sandbox image', () => {
   });
 
   const run = async (code: string) => {
-    const result = await sandbox.runCell(ref, { code, timeoutMs: 120_000 });
+    const result = await sandbox.runCell(ref, { code, timeoutMs: 30_000 });
     return result;
   };
   const ok = async (code: string) => {
@@ -220,7 +220,11 @@ db.close()`);
 
     const query = async (sql: string) => {
       const marker = `@@q-${randomBytes(4).toString('hex')}@@`;
-      const exec = await sandbox.runCell(ref, { code: queryProgram(sql, marker), timeoutMs: 120_000 });
+      const exec = await sandbox.runCell(ref, {
+        code: queryProgram(sql, marker),
+        timeoutMs: 30_000,
+        maxOutputBytes: QUERY_OUTPUT_BYTES,
+      });
       const parsed = parseQueryOutput(exec.output, marker);
       assert.ok(parsed, `${exec.status}: ${exec.output.slice(-2000)}`);
       return parsed;
@@ -269,19 +273,24 @@ db.close()`);
     };
 
     test('a CSV with a 100 MB line', async () => {
-      const output = await ok(`import duckdb
-with open("long.csv", "w") as f:
+      await ok(`with open("long.csv", "w") as f:
     f.write("a,b\\n1,")
     for _ in range(100):
         f.write("x" * (1 << 20))
-    f.write("\\n2,y\\n")
+    f.write("\\n2,y\\n")`);
+      const read = await run(`import duckdb
 try:
     duckdb.sql("select count(*) from 'long.csv'").fetchall()
 except duckdb.Error as e:
-    print(type(e).__name__, len(str(e)) < 5000, str(e).splitlines()[0])
-import os
-os.unlink("long.csv")`);
-      assert.match(output, /^InvalidInputException True Invalid Input Error: CSV Error on Line: 1\n$/);
+    print(type(e).__name__, len(str(e)) < 5000, str(e).splitlines()[0])`);
+      // DuckDB 1.5.6's CSV sniffer needs minutes of one CPU for such a line (docs/performance.md):
+      // either its error arrives within the cell's limit, or the cell is stopped at the limit.
+      if (read.status === 'ok') {
+        assert.match(read.output, /^InvalidInputException True Invalid Input Error: CSV Error on Line: 1\n$/);
+      } else {
+        assert.equal(read.status, 'timeout', `${read.output}\n${read.message}`);
+      }
+      await ok('import os\nos.unlink("long.csv")');
       await nextCellRuns();
     });
 
@@ -313,34 +322,37 @@ duckdb.sql("COPY (select repeat('a', 1000000) as s from range(3000)) TO 'bomb.pa
         'import pandas as pd\nframe = pd.read_parquet("bomb.parquet")\nprint(len(frame))',
       );
       assert.notEqual(whole.status, 'ok');
-      assert.match(`${whole.output}\n${whole.message ?? ''}`, /memory|killed/i);
+      assert.match(`${whole.output}\n${whole.message ?? ''}`, /memory|killed|limit/i);
       await ok('import os\nos.unlink("bomb.parquet")');
       await nextCellRuns();
     });
 
     test('a file that grows while it is read', async () => {
-      const output = await ok(`import duckdb, threading
+      const output = await ok(`import duckdb, threading, time
 with open("growing.csv", "w") as f:
     f.write("a,b\\n" + "".join("%d,%d\\n" % (i, i) for i in range(200000)))
-stop = threading.Event()
 def grow():
     with open("growing.csv", "a") as f:
-        while not stop.is_set():
-            f.write("".join("%d,x\\n" % i for i in range(1000)))
+        for batch in range(50):
+            f.write("".join("%d,%d\\n" % (i, i) for i in range(2000)))
+            f.flush()
+            time.sleep(0.005)
 writer = threading.Thread(target=grow)
 writer.start()
 try:
     for _ in range(3):
         rows = duckdb.sql("select count(*) from 'growing.csv'").fetchone()[0]
-        print("rows", rows >= 200000)
+        print("rows", 200000 <= rows <= 300000)
 except duckdb.Error as e:
     print("error", type(e).__name__)
-finally:
-    stop.set()
-    writer.join()
+writer.join()
+print("final", duckdb.sql("select count(*) from 'growing.csv'").fetchone()[0])
 import os
 os.unlink("growing.csv")`);
-      assert.match(output, /^(rows True\n){3}$|^(rows True\n)*error \w+Exception\n$/);
+      assert.match(
+        output,
+        /^(rows True\n){3}final 300000\n$|^(rows True\n)*error \w+Exception\nfinal 300000\n$/,
+      );
       await nextCellRuns();
     });
   });
