@@ -19,6 +19,12 @@ export type LanguageModelOptions = Omit<
   'id' | 'baseUrl' | 'upstreamModel' | 'apiKey' | 'defaults' | 'reasoning'
 >;
 
+/** A configured model and its client (absent for the offline analyst and for cell runs). */
+export interface ResolvedModel {
+  entry: ModelEntry;
+  model: LanguageModel | undefined;
+}
+
 export interface ModelRegistryOptions {
   /** Configured models; the offline analyst is added when absent. */
   models: ModelEntry[];
@@ -93,6 +99,16 @@ export class ModelRegistry {
 
   default(): ModelEntry {
     return this.get(this.#defaultId);
+  }
+
+  /**
+   * The model a request names (or the default) with its client: none for the offline analyst,
+   * nor when `client` is false (a cell run calls no model). The one place that tells them apart.
+   */
+  resolve(id: string | undefined, options: { client?: boolean } = {}): ResolvedModel {
+    const entry = id ? this.get(id) : this.default();
+    const client = options.client !== false && entry.protocol !== 'offline';
+    return { entry, model: client ? this.languageModel(entry.id) : undefined };
   }
 
   /**

@@ -1,4 +1,3 @@
-import type { LanguageModel, ModelEntry } from '../llm/model.ts';
 import type { RunService } from '../runs/run-service.ts';
 import type { SandboxManager } from '../sandbox/sandbox.ts';
 import type { ThreadRecord } from '../store/store.ts';
@@ -34,8 +33,6 @@ export interface McpHost {
   ): Promise<T>;
   sandbox: SandboxManager;
   runs: RunService;
-  /** The model a run_analysis call names (or the default), with a client for it (none for offline). */
-  model(id: string | undefined): { entry: ModelEntry; model: LanguageModel | undefined };
   /** Tools hidden from clients (DISALLOWED_TOOLS). */
   disallowedTools: ReadonlySet<string>;
   /** A link a person can open for a workspace file (a download URL, or a file:// URL). */

@@ -38,13 +38,6 @@ export function serviceHost(deps: AppDeps, owner: string, threadId: string | und
     },
     sandbox: deps.sandbox,
     runs: deps.runs,
-    model(modelId) {
-      const entry = modelId ? deps.registry.get(modelId) : deps.registry.default();
-      return {
-        entry,
-        model: entry.protocol === 'offline' ? undefined : deps.registry.languageModel(entry.id),
-      };
-    },
     disallowedTools: deps.config.disallowedTools,
     fileUrl: (thread, path) => threadFileUrl(baseUrl(deps.config), thread.id, path),
     async document(thread, kind) {

@@ -107,6 +107,13 @@ export async function createService(
   const runs = new RunService({
     store,
     sandbox,
+    threads: {
+      get: (owner, id) => threads!.get(owner, id),
+      create: (owner) => threads!.create(owner),
+      file: (owner, id) => threads!.file(owner, id),
+      assertWritable: (threadId) => threads!.assertWritable(threadId),
+    },
+    models: registry,
     workspaceOf: (thread) => threads!.workspace(thread),
     attachFiles: async (thread, list) => {
       await threads!.attachAll(thread, list);

@@ -71,7 +71,6 @@ export function registerRunAnalysis(server: McpServer, host: McpHost): void {
     },
     async (args, extra) => {
       const thread = await host.thread();
-      const { entry, model } = host.model(args.model);
       const progressToken = extra._meta?.progressToken;
       let progress = 0;
       const report = async (message: string) => {
@@ -85,19 +84,14 @@ export function registerRunAnalysis(server: McpServer, host: McpHost): void {
           .catch(() => {});
       };
       return host.withCell(thread, async (_workspace, signal) => {
-        const reservation = host.runs.reserve(thread.id);
-        const run = await host.runs.start(
-          {
-            thread,
-            messages: [{ role: 'user', content: args.question }],
-            continueStored: true,
-            entry,
-            model,
-            system: args.system,
-            fileUrl: (path) => host.fileUrl(thread, path),
-          },
-          reservation,
-        );
+        const { run, entry } = await host.runs.submit({
+          owner: thread.owner,
+          threadId: thread.id,
+          messages: [{ role: 'user', content: args.question }],
+          model: args.model,
+          system: args.system,
+          fileUrl: (_threadId, path) => host.fileUrl(thread, path),
+        });
         const stop = () => host.runs.cancel(run.id);
         const stopSignal = AbortSignal.any([signal, extra.signal]);
         stopSignal.addEventListener('abort', stop, { once: true });
