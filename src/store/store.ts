@@ -1,4 +1,5 @@
-import type { AgentEvent, RunStatus, TokenCount } from '../agent/events.ts';
+import type { AgentEvent, TokenCount } from '../contract/events.ts';
+import type { StoredRunStatus } from '../contract/run-status.ts';
 
 /**
  * What Analyst persists, independent of where (SPEC §6). The embedded default is SQLite
@@ -39,7 +40,7 @@ export interface MessageRecord {
 }
 
 /** A run's stored state; `interrupted` marks runs a crashed server left unfinished. */
-export type StoredRunStatus = 'running' | RunStatus | 'interrupted';
+export type { StoredRunStatus } from '../contract/run-status.ts';
 
 export interface RunRecord {
   id: string;

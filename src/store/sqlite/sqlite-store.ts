@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import type { AgentEvent } from '../../agent/events.ts';
+import type { AgentEvent } from '../../contract/events.ts';
 import { type Row, runOf, threadOf } from '../rows.ts';
 import { INTERRUPTED_REASON, threadBusyError, tooManyRunsError } from '../run-errors.ts';
 import type {
