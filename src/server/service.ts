@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { ConfigurationError } from '../errors/index.ts';
 import { randomHex } from '../ids/random-hex.ts';
 import { loadModelRegistry, type ModelRegistry } from '../llm/registry.ts';
+import { ReportService } from '../report/report-service.ts';
 import { RunService } from '../runs/run-service.ts';
 import { DisabledSandbox } from '../sandbox/disabled-sandbox.ts';
 import { createDockerSandbox, type DockerSandboxOptions } from '../sandbox/docker/manager.ts';
@@ -27,7 +28,6 @@ import type { AppDeps } from './deps.ts';
 import { KeyLimiter } from './limits/key-limiter.ts';
 import { limitedSandbox } from './limits/limited-sandbox.ts';
 import { FileStorage } from './services/file-storage.ts';
-import { ReportService } from './services/report-service.ts';
 import { ThreadService } from './services/thread-service.ts';
 
 export interface Service {

@@ -3,7 +3,6 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { type AgentEvent, artifactsOf } from '../../agent/events.ts';
 import { type RunView, readRun, type Step } from '../../agent/view/steps.ts';
-import { ChatRequestSchema } from '../../server/wire/requests.ts';
 import type { ThreadRecord } from '../../store/store.ts';
 import type { McpHost } from '../host.ts';
 import { fileUri } from '../uris.ts';
@@ -11,7 +10,7 @@ import { fileUri } from '../uris.ts';
 export const RunAnalysisInputSchema = z
   .object({
     question: z.string().trim().min(1, 'question is empty').describe('What the analysis should answer'),
-    model: ChatRequestSchema.shape.model.describe('A configured model id (default: the server default)'),
+    model: z.string().min(1).optional().describe('A configured model id (default: the server default)'),
     system: z.string().max(100_000).optional().describe('A system prompt put before the conversation'),
   })
   .strict();

@@ -1,11 +1,9 @@
 import type { AgentEvent, TokenCount } from '../../agent/events.ts';
 import type { GroundedNumber } from '../../agent/grounding/types.ts';
 
-/** A generated file as DeepAnalyze's API reports it. */
-export interface FileLink {
-  name: string;
-  url: string;
-}
+import type { FileLink } from '../../contract/file-link.ts';
+
+export type { FileLink };
 
 interface Meta {
   id: string;

@@ -1,7 +1,7 @@
-import type { AppDeps } from '../server/deps.ts';
-import { baseUrl, threadFileUrl } from '../server/file-links.ts';
+import type { McpHost } from '../mcp/host.ts';
 import type { ThreadRecord } from '../store/store.ts';
-import type { McpHost } from './host.ts';
+import type { AppDeps } from './deps.ts';
+import { baseUrl, threadFileUrl } from './file-links.ts';
 
 /**
  * The MCP host of `/mcp` on `analyst serve`: one owner (the API key's), one thread — the

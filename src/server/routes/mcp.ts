@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { InvalidInputError, NotFoundError, UnauthorizedError } from '../errors/index.ts';
-import type { AppDeps } from '../server/deps.ts';
-import { validate } from '../server/validate.ts';
-import { McpQuerySchema } from '../server/wire/requests.ts';
-import { createMcpServer } from './server.ts';
-import { serviceHost } from './service-host.ts';
+import { InvalidInputError, NotFoundError, UnauthorizedError } from '../../errors/index.ts';
+import { createMcpServer } from '../../mcp/server.ts';
+import type { AppDeps } from '../deps.ts';
+import { serviceHost } from '../mcp-host.ts';
+import { validate } from '../validate.ts';
+import { McpQuerySchema } from '../wire/requests.ts';
 
 /** An MCP session nobody used for this long is closed. */
 const IDLE_TTL_MS = 30 * 60_000;
