@@ -1,5 +1,5 @@
 /**
- * What an evaluation suite is (SPEC §9), independent of how tasks are run. Types only.
+ * What an evaluation suite is (docs/spec.md#evaluation), independent of how tasks are run. Types only.
  *
  * A suite loads its tasks from the data the user gives (`--data`), says what the agent is
  * asked and which files its workspace starts with, reads the answer out of a finished run

@@ -5,7 +5,7 @@ import { environmentModel, readModelsFile } from './model-config.ts';
 import { OpenAICompatibleModel, type OpenAICompatibleOptions } from './openai-compatible.ts';
 import { mergeSampling, PROTOCOL_SAMPLING_DEFAULTS } from './sampling.ts';
 
-/** The built-in analyst (SPEC §4.1): always configured, the default when nothing else is. */
+/** The built-in analyst (docs/spec.md#model-protocols): always configured, the default when nothing else is. */
 export const OFFLINE_MODEL: ModelEntry = {
   id: 'offline',
   protocol: 'offline',

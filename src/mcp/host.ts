@@ -4,7 +4,7 @@ import type { ThreadRecord } from '../store/store.ts';
 import type { Workspace } from '../workspace/workspace.ts';
 
 /**
- * What Analyst's MCP server needs from the Analyst it fronts (SPEC §8). Two hosts implement
+ * What Analyst's MCP server needs from the Analyst it fronts (docs/spec.md#front-ends). Two hosts implement
  * it: the service's (`/mcp` on `analyst serve`, one owner's thread) and a local one
  * (`analyst mcp --workspace DIR`, a directory of the user's own). The tools and resources
  * are written once against this.

@@ -13,7 +13,7 @@ const REPORT_DIR = 'reports';
 const PER_IMAGE_BYTES = 10 * 1024 * 1024;
 
 /**
- * Reports and notebooks of a thread, rendered from its stored events (SPEC §7), within
+ * Reports and notebooks of a thread, rendered from its stored events (docs/spec.md#reports), within
  * bounds: the images a document embeds are read through the workspace up to a total of
  * `imageBytes` (apparent sizes; what does not fit is linked), and rendering runs in a
  * worker thread with its own memory and time limits. A thread whose documents cannot be

@@ -51,7 +51,7 @@ export interface StartRun {
   limits?: Partial<RunLimits>;
   /** The client's sampling options (temperature, top_p, max_tokens, seed, …), sent with every model call. */
   sampling?: SamplingOptions;
-  /** How the answer's numbers are checked (SPEC §4.6). Default: the model's setting, else `check`. */
+  /** How the answer's numbers are checked (docs/spec.md#grounding). Default: the model's setting, else `check`. */
   grounding?: GroundingMode;
 }
 
@@ -93,7 +93,7 @@ export interface RunServiceOptions {
 const NO_USAGE = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
 
 /**
- * Runs are tasks of the service, not of a connection (SPEC §5, §6). `start` stores the
+ * Runs are tasks of the service, not of a connection (docs/spec.md#http-api, docs/spec.md#persistence). `start` stores the
  * question and the run record and returns at once; the run then advances, persists every
  * event and finishes whether or not anyone listens. Anyone may `subscribe` from any event
  * sequence number — stored events first, then live ones, with no gap and no duplicate —

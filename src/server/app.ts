@@ -36,7 +36,7 @@ export interface AppOptions {
   webDist?: string;
 }
 
-/** The HTTP API of SPEC §5 on Fastify; every failure leaves as OpenAI's error shape. */
+/** The HTTP API of docs/spec.md#http-api on Fastify; every failure leaves as OpenAI's error shape. */
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? { level: deps.config.logLevel },

@@ -2,7 +2,7 @@ import type { AgentEvent, TokenCount } from '../contract/events.ts';
 import type { StoredRunStatus } from '../contract/run-status.ts';
 
 /**
- * What Analyst persists, independent of where (SPEC §6). The embedded default is SQLite
+ * What Analyst persists, independent of where (docs/spec.md#persistence). The embedded default is SQLite
  * (`sqlite/`); PostgreSQL (`postgres/`) serves several replicas of one service. Every
  * record belongs to an owner (an API key, or `local` in open mode); every read takes the
  * owner, so one key never sees another's records.

@@ -104,7 +104,7 @@ export function completion(
 }
 
 /**
- * The last content chunk of a stream: `thread_id` and `files` in the delta (the SPEC's place)
+ * The last content chunk of a stream: `thread_id` and `files` in the delta (docs/spec.md#http-api)
  * and at the top level too, where DeepAnalyze's own `exampleRequest.py` reads them; the
  * grounding of the final answer beside them.
  */

@@ -24,7 +24,7 @@ interface Session {
 }
 
 /**
- * MCP over Streamable HTTP at `/mcp` (SPEC §8), behind the same API keys as the rest of the
+ * MCP over Streamable HTTP at `/mcp` (docs/spec.md#front-ends), behind the same API keys as the rest of the
  * API: `POST /mcp` with an `initialize` request opens a session (its id comes back in
  * `Mcp-Session-Id`), bound to the caller's key and to one thread of theirs — `?thread_id=`
  * or a new one — and every later request of the session must come with the same key.

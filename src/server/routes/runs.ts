@@ -36,7 +36,7 @@ const HEARTBEAT_MS = 15_000;
 type RunParams = { Params: { id: string; run_id: string } };
 
 /**
- * Runs owned by the service (SPEC §5): start one on a thread, list and read them, follow a
+ * Runs owned by the service (docs/spec.md#http-api): start one on a thread, list and read them, follow a
  * run's events (SSE with `id:` lines, resumable with Last-Event-ID or ?after=N) and cancel
  * it. A reload, a second tab and a second client all see the same run.
  */
