@@ -43,7 +43,7 @@ export class ModelRegistry {
   readonly #models: Map<string, ModelEntry>;
   /**
    * Clients made with the default options, by model id: a client holds no state of a request,
-   * and making one (an `openai` client, its fetch) cost every chat ~0.4 ms of the event loop.
+   * and making one per chat costs event-loop time (docs/performance.md#model-clients).
    */
   readonly #clients = new Map<string, LanguageModel>();
   /** Lower-cased ids and aliases → entries. */
