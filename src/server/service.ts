@@ -103,25 +103,27 @@ export async function createService(
   const registry = options.registry ?? loadModelRegistry({ env: process.env });
   const reports = new ReportService(store, { imageBytes: config.reportImageBytes });
   const limits = new KeyLimiter(config.limits, { store, sandbox });
-  let threads: ThreadService | undefined;
+  const threads = new ThreadService({
+    store,
+    sandbox,
+    workspaces,
+    files,
+    sessions: config.sandbox === 'on' && !sessionsUnavailable,
+    limits,
+  });
   const runs = new RunService({
     store,
     sandbox,
-    threads: {
-      get: (owner, id) => threads!.get(owner, id),
-      create: (owner) => threads!.create(owner),
-      file: (owner, id) => threads!.file(owner, id),
-      assertWritable: (threadId) => threads!.assertWritable(threadId),
-    },
+    threads,
     models: registry,
-    workspaceOf: (thread) => threads!.workspace(thread),
+    workspaceOf: (thread) => threads.workspace(thread),
     attachFiles: async (thread, list) => {
-      await threads!.attachAll(thread, list);
+      await threads.attachAll(thread, list);
     },
     disallowedTools: config.disallowedTools,
     afterRun: async (thread) => {
-      await reports.write(thread, await threads!.workspace(thread));
-      await threads!.recordUsage(thread);
+      await reports.write(thread, await threads.workspace(thread));
+      await threads.recordUsage(thread);
     },
     onError,
     maxRunsPerOwner: (owner) => limits.runsFor(owner),
@@ -136,15 +138,6 @@ export async function createService(
       void sandbox.reap().catch(onError);
     },
   });
-  threads = new ThreadService(
-    store,
-    sandbox,
-    workspaces,
-    files,
-    () => runs,
-    config.sandbox === 'on' && !sessionsUnavailable,
-    limits,
-  );
   // A thread deleted through another replica: this one's sandbox for it goes too.
   store.notices?.onThreadDeleted((threadId) => void sandbox.closeSession(threadId).catch(onError));
   const deps: AppDeps = {
