@@ -1,7 +1,7 @@
 import { CapReachedError } from './errors/cap-reached-error.ts';
 import type { TokenCount } from './events.ts';
 
-/** The caps of one run (SPEC §4.2). */
+/** The caps of one run (docs/spec.md#deepanalyze-protocol). */
 export interface RunLimits {
   /** Model calls per run. Default 30. */
   maxRounds: number;

@@ -9,7 +9,7 @@ export interface ProtocolOutcome {
 }
 
 /**
- * How the agent talks to one kind of model (SPEC §4.1). A protocol drives rounds
+ * How the agent talks to one kind of model (docs/spec.md#model-protocols). A protocol drives rounds
  * (model call → optional execution) and yields events; runAnalysis adds run-start/run-end,
  * turns CapReachedError into a capped run and an abort into a cancelled one. Adding a
  * protocol is one file plus one line in `protocols/index.ts`.

@@ -33,7 +33,7 @@ export interface RunAnalysisOptions {
   /** Sampling for every model call (temperature, top_p, max_tokens, seed, …); unset fields keep the model's defaults. */
   sampling?: SamplingOptions;
   /**
-   * How the answer's numbers are checked (SPEC §4.6): `check` (default) emits an
+   * How the answer's numbers are checked (docs/spec.md#grounding): `check` (default) emits an
    * `answer-grounding` event after each answer; `repair` also gives the model one more round,
    * capped like every round, to compute or remove numbers that appear in no output; `off`.
    */
@@ -50,7 +50,7 @@ export interface RunAnalysisOptions {
 }
 
 /**
- * Runs one analysis and yields its typed events (SPEC §4.4), from run-start to run-end.
+ * Runs one analysis and yields its typed events (docs/spec.md#run-events), from run-start to run-end.
  * It never throws for what happens during the run: a model failure, a cap, a cancel all
  * end the stream with an `error` and/or `run-end` event saying why. Only invalid options
  * throw, before the first event.

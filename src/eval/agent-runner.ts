@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunLimits } from '../agent/budget.ts';
 import type { AgentEvent } from '../agent/events.ts';
-import type { LanguageModel, ModelEntry } from '../llm/model.ts';
 import type { ModelRegistry } from '../llm/registry.ts';
 import { LocalRuns } from '../runs/local-runs.ts';
 import type { SandboxManager } from '../sandbox/sandbox.ts';
@@ -36,9 +35,7 @@ export interface AgentRunnerOptions {
 
 /** Runs the agent with a configured model on a fresh workspace per task. */
 export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
-  const entry: ModelEntry = options.registry.get(options.modelId);
-  const model: LanguageModel | undefined =
-    entry.protocol === 'offline' ? undefined : options.registry.languageModel(entry.id);
+  const { entry, model } = options.registry.resolve(options.modelId);
   let opened: Promise<{ root: string; workspaces: WorkspaceStore; runs: LocalRuns }> | undefined;
   const open = () => {
     opened ??= (async () => {

@@ -1,12 +1,12 @@
 /**
- * What an evaluation suite is (SPEC §9), independent of how tasks are run. Types only.
+ * What an evaluation suite is (docs/spec.md#evaluation), independent of how tasks are run. Types only.
  *
  * A suite loads its tasks from the data the user gives (`--data`), says what the agent is
  * asked and which files its workspace starts with, reads the answer out of a finished run
  * or out of an answers file (`--answers`), and scores an answer as its authors do. The
  * runner (`runner.ts`) does the rest: workers, traces, results.jsonl, resume, summary.
  */
-import type { AgentEvent } from '../agent/events.ts';
+import type { AgentEvent, RunStatus } from '../agent/events.ts';
 import type { TaskPool } from '../sandbox/sandbox.ts';
 import type { Judge } from './judge.ts';
 
@@ -31,7 +31,7 @@ export interface TaskPrompt {
 
 /** What an agent run left behind, as a suite sees it. */
 export interface AgentOutcome {
-  status: 'completed' | 'capped' | 'cancelled' | 'failed';
+  status: RunStatus;
   reason?: string;
   /** The body of the final answer, when there was one. */
   answer?: string;

@@ -88,11 +88,11 @@ export interface LanguageModel {
   preconnect?(): void;
 }
 
-/** How the agent talks to a model (SPEC §4.1). */
+/** How the agent talks to a model (docs/spec.md#model-protocols). */
 export type ProtocolName = 'deepanalyze' | 'prompted' | 'tools' | 'offline';
 
 /**
- * How the agent checks the numbers of this model's answers (SPEC §4.6): `check` records
+ * How the agent checks the numbers of this model's answers (docs/spec.md#grounding): `check` records
  * which are grounded; `repair` also gives the model one more round to compute or remove
  * ungrounded ones; `off` does neither.
  */

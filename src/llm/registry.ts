@@ -5,7 +5,7 @@ import { environmentModel, readModelsFile } from './model-config.ts';
 import { OpenAICompatibleModel, type OpenAICompatibleOptions } from './openai-compatible.ts';
 import { mergeSampling, PROTOCOL_SAMPLING_DEFAULTS } from './sampling.ts';
 
-/** The built-in analyst (SPEC §4.1): always configured, the default when nothing else is. */
+/** The built-in analyst (docs/spec.md#model-protocols): always configured, the default when nothing else is. */
 export const OFFLINE_MODEL: ModelEntry = {
   id: 'offline',
   protocol: 'offline',
@@ -18,6 +18,12 @@ export type LanguageModelOptions = Omit<
   OpenAICompatibleOptions,
   'id' | 'baseUrl' | 'upstreamModel' | 'apiKey' | 'defaults' | 'reasoning'
 >;
+
+/** A configured model and its client (absent for the offline analyst and for cell runs). */
+export interface ResolvedModel {
+  entry: ModelEntry;
+  model: LanguageModel | undefined;
+}
 
 export interface ModelRegistryOptions {
   /** Configured models; the offline analyst is added when absent. */
@@ -37,7 +43,7 @@ export class ModelRegistry {
   readonly #models: Map<string, ModelEntry>;
   /**
    * Clients made with the default options, by model id: a client holds no state of a request,
-   * and making one (an `openai` client, its fetch) cost every chat ~0.4 ms of the event loop.
+   * and making one per chat costs event-loop time (docs/performance.md#model-clients).
    */
   readonly #clients = new Map<string, LanguageModel>();
   /** Lower-cased ids and aliases → entries. */
@@ -93,6 +99,16 @@ export class ModelRegistry {
 
   default(): ModelEntry {
     return this.get(this.#defaultId);
+  }
+
+  /**
+   * The model a request names (or the default) with its client: none for the offline analyst,
+   * nor when `client` is false (a cell run calls no model). The one place that tells them apart.
+   */
+  resolve(id: string | undefined, options: { client?: boolean } = {}): ResolvedModel {
+    const entry = id ? this.get(id) : this.default();
+    const client = options.client !== false && entry.protocol !== 'offline';
+    return { entry, model: client ? this.languageModel(entry.id) : undefined };
   }
 
   /**

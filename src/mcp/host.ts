@@ -1,11 +1,10 @@
-import type { LanguageModel, ModelEntry } from '../llm/model.ts';
 import type { RunService } from '../runs/run-service.ts';
 import type { SandboxManager } from '../sandbox/sandbox.ts';
 import type { ThreadRecord } from '../store/store.ts';
 import type { Workspace } from '../workspace/workspace.ts';
 
 /**
- * What Analyst's MCP server needs from the Analyst it fronts (SPEC §8). Two hosts implement
+ * What Analyst's MCP server needs from the Analyst it fronts (docs/spec.md#front-ends). Two hosts implement
  * it: the service's (`/mcp` on `analyst serve`, one owner's thread) and a local one
  * (`analyst mcp --workspace DIR`, a directory of the user's own). The tools and resources
  * are written once against this.
@@ -34,8 +33,6 @@ export interface McpHost {
   ): Promise<T>;
   sandbox: SandboxManager;
   runs: RunService;
-  /** The model a run_analysis call names (or the default), with a client for it (none for offline). */
-  model(id: string | undefined): { entry: ModelEntry; model: LanguageModel | undefined };
   /** Tools hidden from clients (DISALLOWED_TOOLS). */
   disallowedTools: ReadonlySet<string>;
   /** A link a person can open for a workspace file (a download URL, or a file:// URL). */

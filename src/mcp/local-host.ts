@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { InvalidInputError } from '../errors/index.ts';
+import { randomHex } from '../ids/random-hex.ts';
 import type { ModelRegistry } from '../llm/registry.ts';
+import { ReportService } from '../report/report-service.ts';
 import { RunService } from '../runs/run-service.ts';
+import { storeThreads } from '../runs/store-threads.ts';
 import type { SandboxManager } from '../sandbox/sandbox.ts';
-import { newId } from '../server/ids.ts';
-import { ReportService } from '../server/services/report-service.ts';
 import { SqliteStore } from '../store/sqlite/sqlite-store.ts';
 import { userDirectoryWorkspace } from '../workspace/index.ts';
 import type { McpHost } from './host.ts';
@@ -46,7 +47,7 @@ export async function openLocalHost(
   const stateDir = await mkdtemp(join(tmpdir(), 'analyst-mcp-'));
   const store = new SqliteStore(join(stateDir, 'analyst.db'));
   const thread = await store.createThread({
-    id: newId('thread'),
+    id: `thread-${randomHex(12)}`,
     owner: 'local',
     workspace: workspace.id,
     title: null,
@@ -57,6 +58,8 @@ export async function openLocalHost(
     sandbox: options.sandbox,
     workspaceOf: async () => workspace,
     attachFiles: async () => {},
+    threads: storeThreads(store),
+    models: options.registry,
     disallowedTools: new Set(options.disallowedTools),
   });
   const reports = new ReportService(store);
@@ -75,13 +78,6 @@ export async function openLocalHost(
     withCell: (_thread, work) => inTurn(() => work(workspace, closing.signal)),
     sandbox: options.sandbox,
     runs,
-    model(id) {
-      const entry = id ? options.registry.get(id) : options.registry.default();
-      return {
-        entry,
-        model: entry.protocol === 'offline' ? undefined : options.registry.languageModel(entry.id),
-      };
-    },
     disallowedTools: options.disallowedTools,
     fileUrl: (_thread, path) => fileUrl(path),
     document: (_thread, kind) =>

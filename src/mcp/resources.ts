@@ -1,7 +1,7 @@
 import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { InvalidInputError, NotFoundError } from '../errors/index.ts';
-import { contentType } from '../server/routes/content-type.ts';
+import { contentType } from '../workspace/content-type.ts';
 import type { McpHost } from './host.ts';
 import {
   DOCUMENT_TEMPLATE,

@@ -16,7 +16,7 @@ const INSTRUCTIONS = `Analyst runs Python and SQL over a thread's data files in 
 - run_analysis hands a whole question to Analyst's own agent and returns its answer, steps and files.`;
 
 /**
- * One MCP server for one session (SPEC §8): the tools `list_files`, `query`, `python_exec`
+ * One MCP server for one session (docs/spec.md#front-ends): the tools `list_files`, `query`, `python_exec`
  * and `run_analysis` (those in DISALLOWED_TOOLS are left out) and the thread's files,
  * report and notebook as resources. Each session has its own query results.
  */

@@ -2,7 +2,7 @@ import { TurnResults } from '../agent/tools/turn-results.ts';
 
 /**
  * What one MCP session remembers between calls: its query results. A session is one turn
- * in SPEC §4.3's sense: python_exec gets the rows of the session's latest successful query,
+ * in the sense of docs/spec.md#tools-mode: python_exec gets the rows of the session's latest successful query,
  * and refuses after a failed or empty one, exactly as in tools mode.
  */
 export class McpSessionState {

@@ -13,7 +13,7 @@ import { readThread } from './thread-view.ts';
 const markdown = new MarkdownIt({ html: false, linkify: false, typographer: false });
 
 /**
- * The report as one self-contained HTML file (SPEC §7): the Markdown report rendered,
+ * The report as one self-contained HTML file (docs/spec.md#reports): the Markdown report rendered,
  * sanitised, with charts embedded as `data:` URIs and one inline stylesheet. It loads
  * nothing from anywhere and a Content-Security-Policy forbids scripts outright.
  */

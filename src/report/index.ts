@@ -1,4 +1,4 @@
-/** Reports and notebooks made from a thread's events (SPEC §7). */
+/** Reports and notebooks made from a thread's events (docs/spec.md#reports). */
 
 export { type DocumentFormat, type RenderedDocuments, renderDocuments } from './documents.ts';
 export { ArtifactTooLargeError } from './errors/artifact-too-large-error.ts';

@@ -20,7 +20,7 @@ export type ChartEmbed = { kind: 'image'; url: string } | { kind: 'link'; url: s
 export type ChartResolver = (artifact: Artifact) => Promise<ChartEmbed>;
 
 /**
- * The report as Markdown (SPEC §7): title, question, the final answer as the body (earlier
+ * The report as Markdown (docs/spec.md#reports): title, question, the final answer as the body (earlier
  * turns of the thread briefly before it), the charts by relative path, then every step.
  * Chart paths are workspace-relative, so the report sits at the workspace's root (as in
  * the CLI's output folder).

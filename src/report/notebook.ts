@@ -17,7 +17,7 @@ import type { CellStep, RunView } from './thread-view.ts';
 import { readThread } from './thread-view.ts';
 
 /**
- * The thread as a Jupyter notebook (nbformat 4.5, SPEC §7): the question first, prose as
+ * The thread as a Jupyter notebook (nbformat 4.5, docs/spec.md#reports): the question first, prose as
  * Markdown cells, each Python cell as a code cell with its real outputs (text, charts,
  * errors). SQL from tools mode is shown in Markdown, since the notebook's kernel is Python.
  */

@@ -16,9 +16,9 @@ export interface EventWriterOptions {
  * Stores a run's events in order. Every event is written at the end of the turn of the event
  * loop it came in (one transaction for the turn), except streamed pieces — model text, cell
  * output — which are written at most every `streamedIntervalMs`: the first after a quiet spell
- * at once, the rest with the next write. A commit costs per table page it touches, and 200
- * runs streaming at once touch a page each per commit: one row per run per commit cost ~28 µs
- * a row, ten rows ~9 µs (measured on SQLite; PostgreSQL saves round trips). Subscribers read
+ * at once, the rest with the next write. A commit costs per table page it touches, and many
+ * runs streaming at once touch a page each per commit, so fewer, larger batches cost less a
+ * row (docs/performance.md#event-writes). Subscribers read
  * a live run from memory, so nobody waits for these writes; any other event (a cell starting,
  * an answer, an error) writes what is pending with it, in order.
  *

@@ -10,6 +10,7 @@ import { SqliteStore } from '../store/sqlite/sqlite-store.ts';
 import type { ThreadRecord } from '../store/store.ts';
 import type { Workspace } from '../workspace/workspace.ts';
 import { RunService } from './run-service.ts';
+import { storeThreads } from './store-threads.ts';
 
 /**
  * Runs for a process with no server (`analyst run`, `analyst eval`): the same run service as
@@ -38,6 +39,7 @@ export class LocalRuns {
         return workspace;
       },
       attachFiles: async () => {},
+      threads: storeThreads(store),
       disallowedTools: options.disallowedTools,
     });
     local = new LocalRuns(root, store, runs);
@@ -74,7 +76,16 @@ export class LocalRuns {
       abortSignal?: AbortSignal;
     },
   ): AsyncGenerator<AgentEvent, void> {
-    const run = await this.runs.start({ thread, ...request }, this.runs.reserve(thread.id));
+    const { run } = await this.runs.submit({
+      owner: thread.owner,
+      threadId: thread.id,
+      messages: request.messages,
+      model: { entry: request.entry, model: request.model },
+      stateful: request.stateful,
+      limits: request.limits,
+      fileUrl: request.fileUrl && ((_threadId, path) => request.fileUrl!(path)),
+      grounding: request.grounding,
+    });
     // Local runs have no leases: cancel only aborts the live run and cannot fail.
     const cancel = () => void this.runs.cancel(run.id);
     request.abortSignal?.addEventListener('abort', cancel, { once: true });

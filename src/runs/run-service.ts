@@ -17,6 +17,13 @@ import { LiveRun } from './live-run.ts';
 import { followStoredRun } from './remote-run.ts';
 import { LeaseKeeper, type ReplicaOptions } from './replicas.ts';
 import { Reservation } from './reservation.ts';
+import {
+  continuesStored,
+  type RunModels,
+  type RunThreads,
+  type SubmitRun,
+  type SubmittedRun,
+} from './submit.ts';
 
 export { titleOf };
 
@@ -44,13 +51,17 @@ export interface StartRun {
   limits?: Partial<RunLimits>;
   /** The client's sampling options (temperature, top_p, max_tokens, seed, …), sent with every model call. */
   sampling?: SamplingOptions;
-  /** How the answer's numbers are checked (SPEC §4.6). Default: the model's setting, else `check`. */
+  /** How the answer's numbers are checked (docs/spec.md#grounding). Default: the model's setting, else `check`. */
   grounding?: GroundingMode;
 }
 
 export interface RunServiceOptions {
   store: Store;
   sandbox: SandboxManager;
+  /** Threads and files by owner, for `submit`. */
+  threads?: RunThreads;
+  /** Configured models, for `submit` requests that name one by id. */
+  models?: RunModels;
   /** The thread's workspace (mounted, ready for the sandbox). */
   workspaceOf: (thread: ThreadRecord) => Promise<Workspace>;
   /** Copies uploaded files into the thread's workspace. */
@@ -82,7 +93,7 @@ export interface RunServiceOptions {
 const NO_USAGE = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
 
 /**
- * Runs are tasks of the service, not of a connection (SPEC §5, §6). `start` stores the
+ * Runs are tasks of the service, not of a connection (docs/spec.md#http-api, docs/spec.md#persistence). `start` stores the
  * question and the run record and returns at once; the run then advances, persists every
  * event and finishes whether or not anyone listens. Anyone may `subscribe` from any event
  * sequence number — stored events first, then live ones, with no gap and no duplicate —
@@ -140,6 +151,63 @@ export class RunService {
   activeRunId(threadId: string): string | undefined {
     const reservation = this.reserved.get(threadId);
     return reservation?.started ? reservation.runId : undefined;
+  }
+
+  /**
+   * Starts a run as a front end asks for it, with every guard in one place: the model
+   * (NotFoundError for an unknown one), the files and the thread are found (or the thread
+   * made) before anything is claimed; a thread being deleted is refused (ConflictError);
+   * the thread is claimed, then the run stored and started (see `start`). Routes parse the
+   * request, call this and present what it returns.
+   */
+  async submit(request: SubmitRun): Promise<SubmittedRun> {
+    const { entry, model } = this.resolveModel(request);
+    // The model's connection is dialled while the thread and the run are set up.
+    model?.preconnect?.();
+    const threads = this.threads();
+    const files = await Promise.all((request.fileIds ?? []).map((id) => threads.file(request.owner, id)));
+    const thread =
+      request.threadId === undefined
+        ? await threads.create(request.owner)
+        : await threads.get(request.owner, request.threadId);
+    threads.assertWritable(thread.id);
+    // Claimed before anything else is awaited: of two requests on one thread, exactly one passes.
+    const reservation = this.reserve(thread.id);
+    const { fileUrl } = request;
+    const run = await this.start(
+      {
+        thread,
+        messages: request.messages,
+        continueStored: continuesStored(request),
+        files,
+        entry,
+        model,
+        system: request.system,
+        stateful: request.stateful,
+        cell: request.cell,
+        fileUrl: fileUrl && ((path) => fileUrl(thread.id, path)),
+        limits: request.limits,
+        sampling: request.sampling,
+        grounding: request.grounding,
+      },
+      reservation,
+    );
+    return { run, thread, entry };
+  }
+
+  private resolveModel(request: SubmitRun): { entry: ModelEntry; model: LanguageModel | undefined } {
+    if (typeof request.model === 'object') {
+      return { entry: request.model.entry, model: request.cell ? undefined : request.model.model };
+    }
+    const { models } = this.options;
+    if (!models) throw new Error('this run service was given no models: pass a resolved model to submit');
+    return models.resolve(request.model, { client: request.cell === undefined });
+  }
+
+  private threads(): RunThreads {
+    const { threads } = this.options;
+    if (!threads) throw new Error('this run service was given no threads: submit needs them');
+    return threads;
   }
 
   /**

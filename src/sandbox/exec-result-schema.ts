@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * ExecResult (SPEC §3.6), the one result shape every front end sees, defined once: the
+ * ExecResult (docs/spec.md#exec-result), the one result shape every front end sees, defined once: the
  * TypeScript types in `sandbox.ts` are inferred from these schemas, and /openapi.json is
  * generated from them.
  */

@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors/index.ts';
 
-/** Resource limits of every sandbox container (SPEC §3.2, §3.4). Defaults are the spec's. */
+/** Resource limits of every sandbox container (docs/spec.md#container-hardening, docs/spec.md#cells). Defaults are the spec's. */
 export interface SandboxLimits {
   /** CPU share, in CPUs. Default 1. */
   cpus: number;

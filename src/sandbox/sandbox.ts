@@ -21,7 +21,7 @@ export type ExecStatus = z.infer<typeof ExecStatusSchema>;
 /** A file a cell created or modified in its workspace (path relative to the workspace root). */
 export type Artifact = z.infer<typeof ArtifactSchema>;
 
-/** The one result shape every front end sees (SPEC §3.6); the schema documents each field. */
+/** The one result shape every front end sees (docs/spec.md#exec-result); the schema documents each field. */
 export type ExecResult = z.infer<typeof ExecResultSchema>;
 
 /** A cell's exception as data (e2b's shape): never re-read from the output text. */

@@ -2,7 +2,6 @@ import cors from '@fastify/cors';
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { randomHex } from '../ids/random-hex.ts';
-import { registerMcpRoutes } from '../mcp/http.ts';
 import { ownerOf } from './auth.ts';
 import type { AppDeps } from './deps.ts';
 import { API_ROUTES, openApiDocument } from './openapi.ts';
@@ -12,6 +11,7 @@ import { registerExecRoutes } from './routes/exec.ts';
 import { registerExportRoutes } from './routes/export.ts';
 import { registerFileRoutes } from './routes/files.ts';
 import { registerHealthRoutes } from './routes/health.ts';
+import { registerMcpRoutes } from './routes/mcp.ts';
 import { registerModelRoutes } from './routes/models.ts';
 import { registerPreviewRoutes } from './routes/preview.ts';
 import { registerReportRoutes } from './routes/reports.ts';
@@ -36,7 +36,7 @@ export interface AppOptions {
   webDist?: string;
 }
 
-/** The HTTP API of SPEC §5 on Fastify; every failure leaves as OpenAI's error shape. */
+/** The HTTP API of docs/spec.md#http-api on Fastify; every failure leaves as OpenAI's error shape. */
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? { level: deps.config.logLevel },

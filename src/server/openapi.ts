@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { zodToJsonSchema } from 'zod-to-json-schema';
+import { SequencedEventSchema } from '../contract/events.ts';
 import {
   DeletedSchema,
   ExecResultSchema,
@@ -42,14 +43,21 @@ export interface ApiRoute {
   public?: boolean;
   body?: z.ZodTypeAny | 'multipart';
   query?: z.ZodTypeAny;
-  /** The 200 (or 201) answer: a schema, or a description of a non-JSON body. */
-  response?: z.ZodTypeAny | { description: string; contentType: string };
+  /**
+   * The 200 (or 201) answer: a schema, or a description of a non-JSON body (for an event
+   * stream, with the schema of each event's `data:`).
+   */
+  response?: z.ZodTypeAny | { description: string; contentType: string; events?: z.ZodTypeAny };
   status?: 200 | 201;
   /** Error statuses beyond 400/401/404. */
   errors?: number[];
 }
 
-const text = (description: string, contentType: string) => ({ description, contentType });
+const text = (description: string, contentType: string, events?: z.ZodTypeAny) => ({
+  description,
+  contentType,
+  ...(events ? { events } : {}),
+});
 
 export const API_ROUTES: ApiRoute[] = [
   { method: 'get', path: '/health', summary: 'Liveness', public: true },
@@ -147,7 +155,11 @@ export const API_ROUTES: ApiRoute[] = [
     path: '/v1/threads/{id}/runs/{run_id}/events',
     summary: "A run's events (SSE, `id:` lines; resume with Last-Event-ID or ?after=N; ends after run-end)",
     query: RunEventsQuerySchema,
-    response: text('text/event-stream of events, each with its sequence number', 'text/event-stream'),
+    response: text(
+      "text/event-stream: each event's `data:` is a run event with its sequence number `seq` (also its `id:`)",
+      'text/event-stream',
+      SequencedEventSchema,
+    ),
   },
   {
     method: 'post',
@@ -289,7 +301,11 @@ function operation(route: ApiRoute) {
       content: { 'application/json': { schema: { type: 'object' } } },
     };
   else if ('contentType' in response && typeof response.contentType === 'string') {
-    responses[okStatus] = { description: response.description, content: { [response.contentType]: {} } };
+    const events = 'events' in response ? (response.events as z.ZodTypeAny | undefined) : undefined;
+    responses[okStatus] = {
+      description: response.description,
+      content: { [response.contentType]: events ? { schema: schema(events) } : {} },
+    };
   } else
     responses[okStatus] = {
       description: 'OK',

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { ConfigurationError } from '../errors/index.ts';
 import { randomHex } from '../ids/random-hex.ts';
 import { loadModelRegistry, type ModelRegistry } from '../llm/registry.ts';
+import { ReportService } from '../report/report-service.ts';
 import { RunService } from '../runs/run-service.ts';
 import { DisabledSandbox } from '../sandbox/disabled-sandbox.ts';
 import { createDockerSandbox, type DockerSandboxOptions } from '../sandbox/docker/manager.ts';
@@ -27,7 +28,6 @@ import type { AppDeps } from './deps.ts';
 import { KeyLimiter } from './limits/key-limiter.ts';
 import { limitedSandbox } from './limits/limited-sandbox.ts';
 import { FileStorage } from './services/file-storage.ts';
-import { ReportService } from './services/report-service.ts';
 import { ThreadService } from './services/thread-service.ts';
 
 export interface Service {
@@ -103,18 +103,27 @@ export async function createService(
   const registry = options.registry ?? loadModelRegistry({ env: process.env });
   const reports = new ReportService(store, { imageBytes: config.reportImageBytes });
   const limits = new KeyLimiter(config.limits, { store, sandbox });
-  let threads: ThreadService | undefined;
+  const threads = new ThreadService({
+    store,
+    sandbox,
+    workspaces,
+    files,
+    sessions: config.sandbox === 'on' && !sessionsUnavailable,
+    limits,
+  });
   const runs = new RunService({
     store,
     sandbox,
-    workspaceOf: (thread) => threads!.workspace(thread),
+    threads,
+    models: registry,
+    workspaceOf: (thread) => threads.workspace(thread),
     attachFiles: async (thread, list) => {
-      await threads!.attachAll(thread, list);
+      await threads.attachAll(thread, list);
     },
     disallowedTools: config.disallowedTools,
     afterRun: async (thread) => {
-      await reports.write(thread, await threads!.workspace(thread));
-      await threads!.recordUsage(thread);
+      await reports.write(thread, await threads.workspace(thread));
+      await threads.recordUsage(thread);
     },
     onError,
     maxRunsPerOwner: (owner) => limits.runsFor(owner),
@@ -129,15 +138,6 @@ export async function createService(
       void sandbox.reap().catch(onError);
     },
   });
-  threads = new ThreadService(
-    store,
-    sandbox,
-    workspaces,
-    files,
-    () => runs,
-    config.sandbox === 'on' && !sessionsUnavailable,
-    limits,
-  );
   // A thread deleted through another replica: this one's sandbox for it goes too.
   store.notices?.onThreadDeleted((threadId) => void sandbox.closeSession(threadId).catch(onError));
   const deps: AppDeps = {

@@ -1,4 +1,12 @@
-import type { RunRecord, StoredRunStatus, ThreadRecord } from './store.ts';
+import type { AgentEvent } from '../contract/events.ts';
+import type {
+  FileRecord,
+  MessageRecord,
+  RunRecord,
+  StoredEvent,
+  StoredRunStatus,
+  ThreadRecord,
+} from './store.ts';
 
 /** A database row, as both stores read it (JSON columns as text, times as epoch ms). */
 export type Row = Record<string, unknown>;
@@ -28,4 +36,37 @@ export function runOf(row: Row): RunRecord {
     created_at: row.created_at as number,
     finished_at: (row.finished_at as number | null) ?? null,
   };
+}
+
+export function messageOf(row: Row): MessageRecord {
+  return {
+    id: row.id as string,
+    thread_id: row.thread_id as string,
+    role: row.role as MessageRecord['role'],
+    content: row.content as string,
+    file_ids: JSON.parse(row.file_ids as string) as string[],
+    run_id: (row.run_id as string | null) ?? null,
+    created_at: row.created_at as number,
+  };
+}
+
+export function fileOf(row: Row): FileRecord {
+  return {
+    id: row.id as string,
+    owner: row.owner as string,
+    filename: row.filename as string,
+    purpose: row.purpose as string,
+    bytes: row.bytes as number,
+    sha256: row.sha256 as string,
+    created_at: row.created_at as number,
+  };
+}
+
+/** An event as both stores keep it: its JSON text in `body`. */
+export function eventOf(row: Row): AgentEvent {
+  return JSON.parse(row.body as string) as AgentEvent;
+}
+
+export function storedEventOf(row: Row): StoredEvent {
+  return { seq: row.seq as number, event: eventOf(row) };
 }

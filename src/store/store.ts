@@ -1,7 +1,8 @@
-import type { AgentEvent, RunStatus, TokenCount } from '../agent/events.ts';
+import type { AgentEvent, TokenCount } from '../contract/events.ts';
+import type { StoredRunStatus } from '../contract/run-status.ts';
 
 /**
- * What Analyst persists, independent of where (SPEC §6). The embedded default is SQLite
+ * What Analyst persists, independent of where (docs/spec.md#persistence). The embedded default is SQLite
  * (`sqlite/`); PostgreSQL (`postgres/`) serves several replicas of one service. Every
  * record belongs to an owner (an API key, or `local` in open mode); every read takes the
  * owner, so one key never sees another's records.
@@ -39,7 +40,7 @@ export interface MessageRecord {
 }
 
 /** A run's stored state; `interrupted` marks runs a crashed server left unfinished. */
-export type StoredRunStatus = 'running' | RunStatus | 'interrupted';
+export type { StoredRunStatus } from '../contract/run-status.ts';
 
 export interface RunRecord {
   id: string;

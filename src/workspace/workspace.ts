@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 
 /**
- * What a workspace is, independent of where its bytes live (SPEC §3.2, §3.5). A thread's
+ * What a workspace is, independent of where its bytes live (docs/spec.md#container-hardening, docs/spec.md#sandbox-lifecycle). A thread's
  * workspace is the directory its cells see as /workspace; everything the host does with it
  * (listing, downloads, uploads, reports, previews, exports, deletion) goes through this
  * interface, never through a host path. A cell may be changing the workspace at the same

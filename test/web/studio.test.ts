@@ -84,7 +84,7 @@ describe('the web studio', { timeout: 900_000 }, () => {
     await page.waitForSelector('.card.answer .markdown img[src^="blob:"]', { timeout: CELL_MS });
     assert.equal(await page.locator('.card.answer table tr').count(), 3, 'the answer table is rendered');
     assert.match((await page.textContent('.card.cell .output-text')) ?? '', /north\s+40/);
-    // Grounding (SPEC §4.6): 40 was printed by the cell, 99 by nothing; the source on hover.
+    // Grounding (docs/spec.md#grounding): 40 was printed by the cell, 99 by nothing; the source on hover.
     await page.waitForSelector('.card.answer .num.ungrounded');
     assert.equal(await page.textContent('.card.answer .num.ungrounded'), '99');
     assert.match(

@@ -18,7 +18,7 @@ const MAX_OPERANDS = 512;
 const NEIGHBOURS_PER_LINE = 8;
 
 /**
- * Checks every number of an answer against the run's evidence (SPEC §4.6) and says, for each,
+ * Checks every number of an answer against the run's evidence (docs/spec.md#grounding) and says, for each,
  * whether it is grounded, derived, ungrounded or not a claim at all (`ignored`). Pure and
  * fast: outputs are indexed once, each claim is a binary search, and derived claims are
  * searched among a bounded set of operands.

@@ -1,4 +1,4 @@
-/** Grounding: every number of an answer checked against what the run executed (SPEC §4.6). */
+/** Grounding: every number of an answer checked against what the run executed (docs/spec.md#grounding). */
 export { type AnswerNumber, answerNumbers } from './answer-numbers.ts';
 export { EvidenceCollector, type EvidenceCollectorOptions, type ReadTextFile } from './evidence.ts';
 export { type GroundAnswerInput, groundAnswer } from './ground.ts';

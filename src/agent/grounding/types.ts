@@ -1,5 +1,5 @@
 /**
- * What grounding says about the numbers of an answer (SPEC §4.6). Types only: the
+ * What grounding says about the numbers of an answer (docs/spec.md#grounding). Types only: the
  * `answer-grounding` event carries `GroundedNumber`s, and every front end reads them.
  */
 

@@ -25,7 +25,7 @@ const CELL_OUTPUT_BYTES = 4 * 1024 * 1024;
 const SharedSchema = z.record(z.unknown());
 
 /**
- * The offline analyst (SPEC §4.1): no language model, but it reads the question. It looks at
+ * The offline analyst (docs/spec.md#model-protocols): no language model, but it reads the question. It looks at
  * the data by running code, decides what to compute (`understand/`), runs a few small cells
  * (compute, check, chart) and answers only from what they printed. One round per cell.
  */

@@ -27,7 +27,7 @@ const CODE_CLOSE = '</Code>';
 const ANSWER_CLOSE = '</Answer>';
 const REPAIR_HOW_TO_ANSWER =
   'Then give the whole corrected final answer again between <Answer> and </Answer>.';
-/** Shown when a repair round starts (SPEC §4.6). */
+/** Shown when a repair round starts (docs/spec.md#grounding). */
 export const REPAIR_NOTICE =
   'the answer quotes numbers that appear in no output: one more round asks the model to compute or remove them';
 

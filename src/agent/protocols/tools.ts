@@ -25,7 +25,7 @@ const EXAMPLE_ARGS: Record<ToolName, string> = {
 };
 
 /**
- * OpenAI function calling with `query` and `python_exec` (SPEC §4.3). The model's prose
+ * OpenAI function calling with `query` and `python_exec` (docs/spec.md#tools-mode). The model's prose
  * is written as <Analyze>, its final reply as <Answer>; each call is a cell of its own
  * (events only), so the transcript shows it in the same tags as the other protocols.
  */

@@ -3,7 +3,7 @@ import type { ToolDefinition } from '../../llm/model.ts';
 export type ToolName = 'query' | 'python_exec';
 export const TOOL_NAMES: readonly ToolName[] = ['query', 'python_exec'];
 
-/** The tools of tools mode (SPEC §4.3). Descriptions steer the model; keep them exact. */
+/** The tools of tools mode (docs/spec.md#tools-mode). Descriptions steer the model; keep them exact. */
 export const TOOL_DEFINITIONS: Record<ToolName, ToolDefinition> = {
   query: {
     type: 'function',

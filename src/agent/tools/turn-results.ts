@@ -17,7 +17,7 @@ export type PythonExecInput =
   | { allowed: false; reason: string };
 
 /**
- * The query results of the current turn (SPEC §4.3): the turn starts at the latest user
+ * The query results of the current turn (docs/spec.md#tools-mode): the turn starts at the latest user
  * message, so a new run starts empty and nothing from an earlier question is reused.
  * Row ids (r1, r2, …) are unique across the turn so citations never collide.
  */

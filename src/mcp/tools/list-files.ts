@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { contentType } from '../../server/routes/content-type.ts';
+import { contentType } from '../../workspace/content-type.ts';
 import type { McpHost } from '../host.ts';
 import { fileUri } from '../uris.ts';
 

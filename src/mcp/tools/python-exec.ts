@@ -9,7 +9,7 @@ import type { McpSessionState } from '../session-state.ts';
 /**
  * `python_exec`: Python in a fresh sandbox with nothing mounted, given `data` (the rows of
  * this session's latest successful query) and `results` (every successful query of the
- * session). After a failed or empty query it refuses, and says why (SPEC §4.3).
+ * session). After a failed or empty query it refuses, and says why (docs/spec.md#tools-mode).
  */
 export function registerPythonExec(server: McpServer, host: McpHost, state: McpSessionState): void {
   server.registerTool(

@@ -3,7 +3,6 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { type AgentEvent, artifactsOf } from '../../agent/events.ts';
 import { type RunView, readRun, type Step } from '../../agent/view/steps.ts';
-import { ChatRequestSchema } from '../../server/wire/requests.ts';
 import type { ThreadRecord } from '../../store/store.ts';
 import type { McpHost } from '../host.ts';
 import { fileUri } from '../uris.ts';
@@ -11,7 +10,7 @@ import { fileUri } from '../uris.ts';
 export const RunAnalysisInputSchema = z
   .object({
     question: z.string().trim().min(1, 'question is empty').describe('What the analysis should answer'),
-    model: ChatRequestSchema.shape.model.describe('A configured model id (default: the server default)'),
+    model: z.string().min(1).optional().describe('A configured model id (default: the server default)'),
     system: z.string().max(100_000).optional().describe('A system prompt put before the conversation'),
   })
   .strict();
@@ -71,7 +70,6 @@ export function registerRunAnalysis(server: McpServer, host: McpHost): void {
     },
     async (args, extra) => {
       const thread = await host.thread();
-      const { entry, model } = host.model(args.model);
       const progressToken = extra._meta?.progressToken;
       let progress = 0;
       const report = async (message: string) => {
@@ -85,19 +83,14 @@ export function registerRunAnalysis(server: McpServer, host: McpHost): void {
           .catch(() => {});
       };
       return host.withCell(thread, async (_workspace, signal) => {
-        const reservation = host.runs.reserve(thread.id);
-        const run = await host.runs.start(
-          {
-            thread,
-            messages: [{ role: 'user', content: args.question }],
-            continueStored: true,
-            entry,
-            model,
-            system: args.system,
-            fileUrl: (path) => host.fileUrl(thread, path),
-          },
-          reservation,
-        );
+        const { run, entry } = await host.runs.submit({
+          owner: thread.owner,
+          threadId: thread.id,
+          messages: [{ role: 'user', content: args.question }],
+          model: args.model,
+          system: args.system,
+          fileUrl: (_threadId, path) => host.fileUrl(thread, path),
+        });
         const stop = () => host.runs.cancel(run.id);
         const stopSignal = AbortSignal.any([signal, extra.signal]);
         stopSignal.addEventListener('abort', stop, { once: true });

@@ -52,7 +52,7 @@ export const SANDBOX_ENV = [
 ];
 
 /**
- * The create options of every sandbox container (SPEC §3.2), built in this one place.
+ * The create options of every sandbox container (docs/spec.md#container-hardening), built in this one place.
  *
  * The kernel is the container's init process (PID 1) and reaps every orphan. Not
  * docker-init: it runs as the sandbox user and holds the container's stdio, so a cell could

@@ -40,7 +40,7 @@ export function systemEndpointEnvironment(): EndpointEnvironment {
 }
 
 /**
- * Resolves the engine socket in the order of SPEC §3.1: PYTHON_SANDBOX_DOCKER_HOST,
+ * Resolves the engine socket in the order of docs/spec.md#sandbox-engine: PYTHON_SANDBOX_DOCKER_HOST,
  * DOCKER_HOST, /var/run/docker.sock, then the Docker CLI's current context. Only local
  * unix sockets are accepted: a remote engine would run cells outside this machine's
  * control, so tcp://, ssh://, http(s):// and npipe:// are refused with the variable named.

@@ -58,7 +58,7 @@ import { WorkspaceSlots } from './workspace-slots.ts';
 export interface DockerSandboxOptions {
   /** Default: PYTHON_SANDBOX_IMAGE, else `analyst-sandbox:latest`. */
   image?: string;
-  /** Default: discovered per SPEC §3.1. */
+  /** Default: discovered per docs/spec.md#sandbox-engine. */
   endpoint?: DockerEndpoint;
   /** An engine client; default: dockerode on the endpoint's socket. */
   docker?: Docker;

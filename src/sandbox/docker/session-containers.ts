@@ -34,7 +34,7 @@ export interface SessionContainerDeps {
 }
 
 /**
- * The session containers of threads, held only while threads are active (SPEC §3.5, issue
+ * The session containers of threads, held only while threads are active (docs/spec.md#sandbox-lifecycle, issue
  * 14): a container no cell used for `idleMs` is given back, and the thread's next cell gets a
  * warm container from the pool with its workspace attached (a bind mount into the slot, in
  * milliseconds), so memory grows with the threads that are active, not the threads that

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { DUCKDB_LIBRARY_SHA256, duckdbFilesHash } from './duckdb-files.ts';
 
 /**
- * What goes into Analyst's data-science sandbox image (SPEC §3.3). Two build paths share
+ * What goes into Analyst's data-science sandbox image (docs/spec.md#images). Two build paths share
  * this list: a root filesystem from Debian packages (needs only a Debian mirror) and a
  * Dockerfile from python:3.12-slim with pip (needs Docker Hub and PyPI).
  */

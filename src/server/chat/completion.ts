@@ -1,11 +1,9 @@
 import type { AgentEvent, TokenCount } from '../../agent/events.ts';
 import type { GroundedNumber } from '../../agent/grounding/types.ts';
 
-/** A generated file as DeepAnalyze's API reports it. */
-export interface FileLink {
-  name: string;
-  url: string;
-}
+import type { FileLink } from '../../contract/file-link.ts';
+
+export type { FileLink };
 
 interface Meta {
   id: string;
@@ -106,7 +104,7 @@ export function completion(
 }
 
 /**
- * The last content chunk of a stream: `thread_id` and `files` in the delta (the SPEC's place)
+ * The last content chunk of a stream: `thread_id` and `files` in the delta (docs/spec.md#http-api)
  * and at the top level too, where DeepAnalyze's own `exampleRequest.py` reads them; the
  * grounding of the final answer beside them.
  */

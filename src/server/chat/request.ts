@@ -33,7 +33,7 @@ export const ChatRequestSchema = z
     file_ids: z.array(z.string()).optional(),
     thread_id: z.string().optional(),
     ...SamplingWireShape,
-    /** `repair`: one more round to compute or remove numbers that appear in no output (SPEC §4.6). */
+    /** `repair`: one more round to compute or remove numbers that appear in no output (docs/spec.md#grounding). */
     grounding: z
       .enum(['check', 'repair', 'off'])
       .optional()

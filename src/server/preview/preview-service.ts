@@ -7,7 +7,7 @@ import { type PreviewWorkerOptions, PreviewWorkers } from './worker-pool.ts';
 import type { PreviewJobResult } from './worker-protocol.ts';
 
 /**
- * Previews of workspace files (SPEC §8, the inspector): picks the reader by the file's name
+ * Previews of workspace files (docs/spec.md#front-ends, the inspector): picks the reader by the file's name
  * (and, for unknown names, by whether its first bytes are text), reads only through the
  * thread's Workspace, and parses binary formats in bounded workers.
  */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ColumnType } from '../../contract/preview.ts';
 
 /**
  * The preview of one workspace file (GET /v1/threads/{id}/preview/{path}): a page of a
@@ -8,39 +9,13 @@ import { z } from 'zod';
  * parsed in a worker thread bounded in memory and time (`worker-pool.ts`).
  */
 
-export type PreviewKind = 'table' | 'text' | 'image' | 'pdf' | 'json' | 'binary';
-export type ColumnType = 'integer' | 'number' | 'boolean' | 'date' | 'string' | 'json' | 'bytes';
-
-export interface PreviewColumn {
-  name: string;
-  type: ColumnType;
-}
-
-/** A cell as JSON: strings, numbers, booleans and null (anything else is shown as a string). */
-export type PreviewCell = string | number | boolean | null;
-
-export interface Preview {
-  path: string;
-  kind: PreviewKind;
-  columns: PreviewColumn[];
-  rows: PreviewCell[][];
-  offset: number;
-  limit: number;
-  /** Rows of the table (text: lines) in all; null when it cannot be known cheaply. */
-  total_rows: number | null;
-  /** Excel: every sheet's name; `sheet` is the one shown. */
-  sheets?: string[];
-  sheet?: string;
-  /** SQLite: every table's name; `table` is the one shown. */
-  tables?: string[];
-  table?: string;
-  /** True when the page is cut short (a row too long, a cell cut, a file too big to read whole). */
-  truncated?: boolean;
-  /** The file's size in bytes. */
-  bytes: number;
-  /** Why a file that looks like a table or text is not shown as one. */
-  message?: string;
-}
+export type {
+  ColumnType,
+  Preview,
+  PreviewCell,
+  PreviewColumn,
+  PreviewKind,
+} from '../../contract/preview.ts';
 
 export const PreviewQuerySchema = z
   .object({

@@ -17,7 +17,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDeps): void {
     const deleted: string[] = [];
     for (const thread of stale) {
       if ((await deps.runs.busyThreads([thread.id])).size) continue;
-      await deps.threads.delete(thread);
+      await deps.threads.delete(thread, deps.runs);
       deleted.push(thread.id);
     }
     return { deleted, older_than_hours: hours };

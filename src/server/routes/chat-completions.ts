@@ -34,36 +34,19 @@ type RunEnd = Extract<AgentEvent, { type: 'run-end' }>;
  */
 export function registerChatRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.post('/v1/chat/completions', async (request, reply) => {
-    const owner = request.owner;
     const body = parseChatRequest(request.body);
-    const entry = body.model ? deps.registry.get(body.model) : deps.registry.default();
-    const model = entry.protocol === 'offline' ? undefined : deps.registry.languageModel(entry.id);
-    // The model request comes after the thread and run are set up: its connection need not wait.
-    model?.preconnect?.();
-    const asked = conversationOf(body);
-    const threadId = threadIdOf(body);
-    const files = await Promise.all(fileIdsOf(body).map((id) => deps.threads.file(owner, id)));
-    const thread = threadId ? await deps.threads.get(owner, threadId) : await deps.threads.create(owner);
-    deps.threads.assertWritable(thread.id);
-    // Claimed before anything is awaited: of two requests on one thread, exactly one passes.
-    const reservation = deps.runs.reserve(thread.id);
     const base = baseUrl(deps.config);
+    const { run, thread, entry } = await deps.runs.submit({
+      owner: request.owner,
+      threadId: threadIdOf(body),
+      messages: conversationOf(body),
+      fileIds: fileIdsOf(body),
+      model: body.model,
+      fileUrl: (threadId, path) => threadFileUrl(base, threadId, path),
+      sampling: samplingOf(body),
+      grounding: body.grounding,
+    });
     const fileUrl = (path: string) => threadFileUrl(base, thread.id, path);
-    const run = await deps.runs.start(
-      // A client that sends only its new question continues the thread's stored conversation.
-      {
-        thread,
-        messages: asked,
-        continueStored: asked.length === 1 && threadId !== undefined,
-        files,
-        entry,
-        model,
-        fileUrl,
-        sampling: samplingOf(body),
-        grounding: body.grounding,
-      },
-      reservation,
-    );
     const background = body.background === true;
     const hangUp = abortOnHangUp(reply.raw);
     if (!background)

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import type { ReportFormat } from '../../report/report-service.ts';
 import type { AppDeps } from '../deps.ts';
 import { baseUrl, threadFileUrl } from '../file-links.ts';
-import type { ReportFormat } from '../services/report-service.ts';
 import { validate } from '../validate.ts';
 import { ReportQuerySchema } from '../wire/requests.ts';
 import { contentDisposition } from './files.ts';

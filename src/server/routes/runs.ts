@@ -36,45 +36,30 @@ const HEARTBEAT_MS = 15_000;
 type RunParams = { Params: { id: string; run_id: string } };
 
 /**
- * Runs owned by the service (SPEC §5): start one on a thread, list and read them, follow a
+ * Runs owned by the service (docs/spec.md#http-api): start one on a thread, list and read them, follow a
  * run's events (SSE with `id:` lines, resumable with Last-Event-ID or ?after=N) and cancel
  * it. A reload, a second tab and a second client all see the same run.
  */
 export function registerRunRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.post<{ Params: { id: string } }>('/v1/threads/:id/runs', async (request, reply) => {
-    const owner = request.owner;
     const body = validate(RunRequestSchema, request.body);
-    const thread = await deps.threads.get(owner, request.params.id);
-    const entry = body.model ? deps.registry.get(body.model) : deps.registry.default();
-    const model =
-      body.cell || entry.protocol === 'offline' ? undefined : deps.registry.languageModel(entry.id);
-    const messages = body.messages ? conversationOf({ ...body, messages: body.messages }) : [];
-    const files = await Promise.all(
-      fileIdsOf({ ...body, messages: body.messages ?? [] }).map((id) => deps.threads.file(owner, id)),
-    );
-    deps.threads.assertWritable(thread.id);
-    const reservation = deps.runs.reserve(thread.id);
     const base = baseUrl(deps.config);
-    const run = await deps.runs.start(
-      {
-        thread,
-        messages,
-        continueStored: messages.length === 1,
-        files,
-        entry,
-        model,
-        system: body.system,
-        stateful: body.stateful,
-        cell: body.cell && {
-          code: body.cell.code,
-          timeoutMs: body.cell.timeout === undefined ? undefined : Math.round(body.cell.timeout * 1000),
-        },
-        fileUrl: (path) => threadFileUrl(base, thread.id, path),
-        sampling: samplingFromWire(body),
-        grounding: body.grounding,
+    const { run } = await deps.runs.submit({
+      owner: request.owner,
+      threadId: request.params.id,
+      messages: body.messages ? conversationOf({ ...body, messages: body.messages }) : [],
+      fileIds: fileIdsOf({ ...body, messages: body.messages ?? [] }),
+      model: body.model,
+      system: body.system,
+      stateful: body.stateful,
+      cell: body.cell && {
+        code: body.cell.code,
+        timeoutMs: body.cell.timeout === undefined ? undefined : Math.round(body.cell.timeout * 1000),
       },
-      reservation,
-    );
+      fileUrl: (threadId, path) => threadFileUrl(base, threadId, path),
+      sampling: samplingFromWire(body),
+      grounding: body.grounding,
+    });
     return reply.code(201).send(runObject(run));
   });
 

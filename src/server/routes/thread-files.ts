@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { InvalidInputError, NotFoundError } from '../../errors/index.ts';
+import { contentType } from '../../workspace/content-type.ts';
 import type { AppDeps } from '../deps.ts';
 import { baseUrl, threadFileUrl } from '../file-links.ts';
 import { newId } from '../ids.ts';
 import { safeFilename } from '../services/safe-filename.ts';
-import { contentType } from './content-type.ts';
 import { contentDisposition, saveUpload, uploadedFile } from './files.ts';
 
 type Params = { Params: { id: string; '*': string } };

@@ -76,7 +76,7 @@ export function registerThreadRoutes(app: FastifyInstance, deps: AppDeps): void 
 
   app.delete<ThreadParams>('/v1/threads/:id', async (request) => {
     const thread = await deps.threads.get(request.owner, request.params.id);
-    await deps.threads.delete(thread);
+    await deps.threads.delete(thread, deps.runs);
     return { id: thread.id, object: 'thread.deleted', deleted: true };
   });
 

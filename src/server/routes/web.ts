@@ -2,7 +2,7 @@ import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { contentType } from './content-type.ts';
+import { contentType } from '../../workspace/content-type.ts';
 
 /** The built web UI (`web/dist`, made by scripts/setup.sh). */
 export const WEB_DIST = fileURLToPath(new URL('../../../web/dist/', import.meta.url));

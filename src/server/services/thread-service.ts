@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { isAbsolute } from 'node:path';
 import type { Readable } from 'node:stream';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../errors/index.ts';
-import type { RunService } from '../../runs/run-service.ts';
 import type { SandboxManager } from '../../sandbox/sandbox.ts';
 import type { FileRecord, Store, ThreadRecord } from '../../store/store.ts';
 import { WorkspaceFileExistsError } from '../../workspace/index.ts';
@@ -19,6 +18,23 @@ export interface ThreadOperation {
   end(): void;
 }
 
+/** What deleting a thread needs of its runs: stop them (on any replica) and wait until they are over. */
+export interface ThreadRuns {
+  cancelThread(threadId: string): Promise<boolean>;
+  idle(threadId: string): Promise<void>;
+}
+
+export interface ThreadServiceOptions {
+  store: Store;
+  sandbox: SandboxManager;
+  workspaces: WorkspaceStore;
+  files: FileStorage;
+  /** False when sessions cannot run here: workspaces are then made without a warm sandbox. */
+  sessions: boolean;
+  /** Per-key limits: refuses a thread over the owner's limit (LimitExceededError). */
+  limits?: { admitThread(owner: string): Promise<void> };
+}
+
 /**
  * Threads and their workspaces: create, find (per owner), attach files, delete. A thread
  * being deleted is marked first, synchronously: from then on no exec, upload or run can
@@ -30,17 +46,21 @@ export class ThreadService {
   private readonly operations = new Map<string, Set<AbortController>>();
   private readonly migrations = new Map<string, Promise<Workspace>>();
 
-  constructor(
-    private readonly store: Store,
-    private readonly sandbox: SandboxManager,
-    private readonly workspaces: WorkspaceStore,
-    private readonly files: FileStorage,
-    private readonly runs: () => RunService,
-    /** False when sessions cannot run here: workspaces are then made without a warm sandbox. */
-    private readonly sessions: boolean,
-    /** Per-key limits: refuses a thread over the owner's limit (LimitExceededError). */
-    private readonly limits?: { admitThread(owner: string): Promise<void> },
-  ) {}
+  private readonly store: Store;
+  private readonly sandbox: SandboxManager;
+  private readonly workspaces: WorkspaceStore;
+  private readonly files: FileStorage;
+  private readonly sessions: boolean;
+  private readonly limits: ThreadServiceOptions['limits'];
+
+  constructor(options: ThreadServiceOptions) {
+    this.store = options.store;
+    this.sandbox = options.sandbox;
+    this.workspaces = options.workspaces;
+    this.files = options.files;
+    this.sessions = options.sessions;
+    this.limits = options.limits;
+  }
 
   async create(
     owner: string,
@@ -153,11 +173,11 @@ export class ThreadService {
     throw new InvalidInputError(`too many files named like ${name}`, { param: 'file' });
   }
 
-  async delete(thread: ThreadRecord): Promise<void> {
+  /** Deletes the thread: its runs (`runs`) and operations are stopped and awaited first. */
+  async delete(thread: ThreadRecord, runs: ThreadRuns): Promise<void> {
     this.assertWritable(thread.id);
     this.deleting.add(thread.id);
     try {
-      const runs = this.runs();
       await runs.cancelThread(thread.id);
       for (const controller of this.operations.get(thread.id) ?? []) controller.abort();
       await runs.idle(thread.id);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { StoredRunStatusSchema } from '../../contract/run-status.ts';
 import { ExecResultSchema } from '../../sandbox/exec-result-schema.ts';
 
 /**
@@ -23,7 +24,7 @@ export const RunObjectSchema = z.object({
   id: z.string(),
   object: z.literal('thread.run'),
   thread_id: z.string(),
-  status: z.enum(['running', 'completed', 'capped', 'cancelled', 'failed', 'interrupted']),
+  status: StoredRunStatusSchema,
   model: z.string(),
   protocol: z.string().describe('deepanalyze, prompted, tools, offline, or cell for a cell run'),
   reason: z.string().nullable(),

@@ -1,6 +1,6 @@
 import pg from 'pg';
-import type { AgentEvent } from '../../agent/events.ts';
-import { type Row, runOf, threadOf } from '../rows.ts';
+import type { AgentEvent } from '../../contract/events.ts';
+import { eventOf, fileOf, messageOf, type Row, runOf, storedEventOf, threadOf } from '../rows.ts';
 import { INTERRUPTED_REASON, threadBusyError, tooManyRunsError } from '../run-errors.ts';
 import type {
   CreateRunOptions,
@@ -248,15 +248,7 @@ export class PostgresStore implements Store {
 
   async listMessages(threadId: string): Promise<MessageRecord[]> {
     const rows = await this.rows('SELECT * FROM messages WHERE thread_id = $1 ORDER BY seq', [threadId]);
-    return rows.map((row) => ({
-      id: row.id as string,
-      thread_id: row.thread_id as string,
-      role: row.role as MessageRecord['role'],
-      content: row.content as string,
-      file_ids: JSON.parse(row.file_ids as string) as string[],
-      run_id: (row.run_id as string | null) ?? null,
-      created_at: row.created_at as number,
-    }));
+    return rows.map(messageOf);
   }
 
   async createRun(
@@ -333,10 +325,7 @@ export class PostgresStore implements Store {
       runId,
       afterSeq,
     ]);
-    return rows.map((row) => ({
-      seq: row.seq as number,
-      event: JSON.parse(row.body as string) as AgentEvent,
-    }));
+    return rows.map(storedEventOf);
   }
 
   async appendEvents(runId: string, events: ReadonlyArray<StoredEvent>): Promise<void> {
@@ -387,7 +376,7 @@ export class PostgresStore implements Store {
        WHERE r.thread_id = $1 ORDER BY r.created_at, r.id, e.seq`,
       [threadId],
     );
-    return rows.map((row) => JSON.parse(row.body as string) as AgentEvent);
+    return rows.map(eventOf);
   }
 
   async markInterruptedRuns(): Promise<string[]> {
@@ -495,16 +484,4 @@ export class PostgresStore implements Store {
     await this.notices.close();
     await this.pool.end().catch(() => {});
   }
-}
-
-function fileOf(row: Row): FileRecord {
-  return {
-    id: row.id as string,
-    owner: row.owner as string,
-    filename: row.filename as string,
-    purpose: row.purpose as string,
-    bytes: row.bytes as number,
-    sha256: row.sha256 as string,
-    created_at: row.created_at as number,
-  };
 }

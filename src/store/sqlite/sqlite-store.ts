@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
-import type { AgentEvent } from '../../agent/events.ts';
-import { type Row, runOf, threadOf } from '../rows.ts';
+import type { AgentEvent } from '../../contract/events.ts';
+import { eventOf, fileOf, messageOf, type Row, runOf, storedEventOf, threadOf } from '../rows.ts';
 import { INTERRUPTED_REASON, threadBusyError, tooManyRunsError } from '../run-errors.ts';
 import type {
   CreateRunOptions,
@@ -75,16 +75,19 @@ export class SqliteStore implements Store {
   }
 
   async getFile(owner: string, id: string): Promise<FileRecord | undefined> {
-    return this.statement('SELECT * FROM files WHERE id = ? AND owner = ?').get(id, owner) as
-      | FileRecord
+    const row = this.statement('SELECT * FROM files WHERE id = ? AND owner = ?').get(id, owner) as
+      | Row
       | undefined;
+    return row ? fileOf(row) : undefined;
   }
 
   async listFiles(owner: string, page: Page & { purpose?: string }): Promise<FileRecord[]> {
     return this.statement(
       `SELECT * FROM files WHERE owner = @owner AND (@purpose IS NULL OR purpose = @purpose) AND ${AFTER_CURSOR}
        ORDER BY created_at DESC, id DESC LIMIT @limit`,
-    ).all({ ...this.cursor('files', owner, page), purpose: page.purpose ?? null }) as FileRecord[];
+    )
+      .all({ ...this.cursor('files', owner, page), purpose: page.purpose ?? null })
+      .map((row) => fileOf(row as Row));
   }
 
   /** Bindings for newest-first pages: `after` names the last record of the previous page. */
@@ -195,15 +198,7 @@ export class SqliteStore implements Store {
     const rows = this.statement('SELECT * FROM messages WHERE thread_id = ? ORDER BY seq').all(
       threadId,
     ) as Row[];
-    return rows.map((row) => ({
-      id: row.id as string,
-      thread_id: row.thread_id as string,
-      role: row.role as MessageRecord['role'],
-      content: row.content as string,
-      file_ids: JSON.parse(row.file_ids as string) as string[],
-      run_id: (row.run_id as string | null) ?? null,
-      created_at: row.created_at as number,
-    }));
+    return rows.map(messageOf);
   }
 
   async createRun(
@@ -259,10 +254,7 @@ export class SqliteStore implements Store {
       runId,
       afterSeq,
     ) as Row[];
-    return rows.map((row) => ({
-      seq: row.seq as number,
-      event: JSON.parse(row.body as string) as AgentEvent,
-    }));
+    return rows.map(storedEventOf);
   }
 
   async appendEvents(runId: string, events: ReadonlyArray<StoredEvent>): Promise<void> {
@@ -300,7 +292,7 @@ export class SqliteStore implements Store {
     const rows = this.statement(
       'SELECT e.body FROM events e JOIN runs r ON r.id = e.run_id WHERE r.thread_id = ? ORDER BY r.created_at, r.id, e.seq',
     ).all(threadId) as Row[];
-    return rows.map((row) => JSON.parse(row.body as string) as AgentEvent);
+    return rows.map(eventOf);
   }
 
   async markInterruptedRuns(): Promise<string[]> {

@@ -1,7 +1,8 @@
-import type { AgentEvent } from '../../../src/agent/events.ts';
+import type { SequencedEvent } from '../../../src/contract/events.ts';
+import { readRunEvents } from '../../../src/contract/run-events-reader.ts';
 import { apiFetch } from './client.ts';
 
-export type SequencedEvent = AgentEvent & { seq: number };
+export type { SequencedEvent };
 
 /**
  * Follows a run's events (SSE with `id:` lines) from after sequence `after`, and resumes
@@ -32,29 +33,11 @@ export async function followRun(
       if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
       options.onState?.('connected');
       delayMs = 500;
-      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-      let buffer = '';
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffer += value;
-        let end = buffer.indexOf('\n\n');
-        while (end !== -1) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          end = buffer.indexOf('\n\n');
-          const data = block
-            .split('\n')
-            .filter((line) => line.startsWith('data:'))
-            .map((line) => line.slice(5).trimStart())
-            .join('\n');
-          if (!data) continue;
-          const event = JSON.parse(data) as SequencedEvent;
-          if (typeof event.seq !== 'number' || event.seq <= last) continue;
-          last = event.seq;
-          options.onEvent(event);
-          if (event.type === 'run-end') ended = true;
-        }
+      for await (const event of readRunEvents(response.body)) {
+        if (event.seq <= last) continue;
+        last = event.seq;
+        options.onEvent(event);
+        if (event.type === 'run-end') ended = true;
       }
       if (ended) return;
     } catch (error) {

@@ -1,3 +1,5 @@
+import type { StoredRunStatus } from '../../../src/contract/run-status.ts';
+
 /** Wire shapes of the API the UI reads (see src/server/routes). */
 export interface Thread {
   id: string;
@@ -24,7 +26,7 @@ export interface ThreadMetadata {
 export interface Run {
   id: string;
   thread_id: string;
-  status: string;
+  status: StoredRunStatus;
   model: string;
   protocol: string;
   reason: string | null;
@@ -46,21 +48,7 @@ export interface WorkspaceFile {
   url: string;
 }
 
-export interface Preview {
-  path: string;
-  kind: 'table' | 'text' | 'image' | 'pdf' | 'json' | 'binary';
-  columns: Array<{ name: string; type: string }>;
-  rows: Array<Array<string | number | boolean | null>>;
-  offset: number;
-  limit: number;
-  total_rows: number | null;
-  sheets?: string[];
-  sheet?: string;
-  tables?: string[];
-  table?: string;
-  truncated?: boolean;
-  bytes: number;
-}
+export type { Preview } from '../../../src/contract/preview.ts';
 
 export interface List<T> {
   data: T[];

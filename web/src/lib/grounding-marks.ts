@@ -2,7 +2,7 @@ import type { GroundedNumber } from '../../../src/agent/grounding/types.ts';
 import { t } from '../i18n/i18n.ts';
 
 /**
- * Marks the numbers of a rendered answer with what grounding found (SPEC §4.6): each checked
+ * Marks the numbers of a rendered answer with what grounding found (docs/spec.md#grounding): each checked
  * number gets a class (`grounded`, `derived`, `ungrounded`) and a title naming its source —
  * the cell and the line it was printed on, or the formula — shown on hover and to screen
  * readers. Works on text nodes only (never on markup), in answer order: grounding lists the

@@ -24,7 +24,7 @@ export interface ChatRunEvent {
 
 /**
  * What `analyst chat` needs from the service: the runs API and the thread, file, report and
- * model endpoints (SPEC §5). One implementation speaks HTTP to a server; in-process mode
+ * model endpoints (docs/spec.md#http-api). One implementation speaks HTTP to a server; in-process mode
  * starts a server on 127.0.0.1 and speaks HTTP to it too, so both paths are the same code.
  */
 export interface ChatBackend {

@@ -1,11 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { z } from 'zod';
-import type { AgentEvent } from '../../../agent/events.ts';
+import { readRunEvents } from '../../../contract/run-events-reader.ts';
 import type { ChatBackend, ChatFile, ChatRunEvent, ChatThread } from './backend.ts';
 import { ServiceError } from './errors/service-error.ts';
 import { ServiceUnreachableError } from './errors/service-unreachable-error.ts';
-import { readServerSentEvents } from './sse.ts';
 
 const ThreadSchema = z.object({
   id: z.string(),
@@ -21,8 +20,6 @@ const ModelSchema = z.object({ id: z.string(), default: z.boolean().optional() }
 const ErrorSchema = z.object({
   error: z.object({ message: z.string(), code: z.string().nullable().optional() }),
 });
-/** An event as the SSE stream sends it: the event's own fields plus `seq`. */
-const StreamedEvent = z.object({ seq: z.number(), type: z.string() }).passthrough();
 
 export interface HttpBackendOptions {
   /** The server's base URL, e.g. http://127.0.0.1:8200. */
@@ -111,18 +108,7 @@ export class HttpBackend implements ChatBackend {
     const query = options.after === undefined ? '' : `?after=${options.after}`;
     const response = await this.request('GET', `${path}${query}`, undefined, options.abortSignal);
     if (!response.body) return;
-    for await (const message of readServerSentEvents(response.body)) {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(message.data);
-      } catch {
-        continue;
-      }
-      const event = StreamedEvent.safeParse(parsed);
-      if (!event.success) continue;
-      const { seq, ...rest } = event.data;
-      yield { seq, event: rest as unknown as AgentEvent };
-    }
+    for await (const { seq, ...event } of readRunEvents(response.body)) yield { seq, event };
   }
 
   async cancelRun(threadId: string, runId: string): Promise<void> {

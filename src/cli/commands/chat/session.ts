@@ -1,3 +1,4 @@
+import type { RunStatus } from '../../../contract/run-status.ts';
 import type { ChatBackend, ChatThread } from './backend.ts';
 import { ChatRenderer } from './render.ts';
 
@@ -9,7 +10,7 @@ export interface ChatOutput {
 }
 
 /** How a question ended, for the exit code of a piped session. */
-export type RunOutcome = 'completed' | 'cancelled' | 'failed' | 'capped';
+export type RunOutcome = RunStatus;
 
 /**
  * One conversation of `analyst chat`: the current thread (created when first needed), the

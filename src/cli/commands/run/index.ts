@@ -139,7 +139,7 @@ function pickModel(
       });
     throw error;
   }
-  return { entry, model: entry.protocol === 'offline' ? undefined : registry.languageModel(entry.id) };
+  return registry.resolve(entry.id);
 }
 
 /** The sandbox's explanation when any cell could not run because it was unavailable. */

@@ -7,7 +7,7 @@ import {
 import { dockerClient, sandboxImage, unavailableFromError } from '../../../sandbox/docker/engine.ts';
 import type { CommandIO } from '../../io.ts';
 
-/** The engine a sandbox command talks to, found as SPEC §3.1 says. */
+/** The engine a sandbox command talks to, found as docs/spec.md#sandbox-engine says. */
 export function engineFromEnvironment(io: CommandIO): {
   endpoint: DockerEndpoint;
   docker: Docker;

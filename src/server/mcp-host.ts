@@ -1,7 +1,7 @@
-import type { AppDeps } from '../server/deps.ts';
-import { baseUrl, threadFileUrl } from '../server/file-links.ts';
+import type { McpHost } from '../mcp/host.ts';
 import type { ThreadRecord } from '../store/store.ts';
-import type { McpHost } from './host.ts';
+import type { AppDeps } from './deps.ts';
+import { baseUrl, threadFileUrl } from './file-links.ts';
 
 /**
  * The MCP host of `/mcp` on `analyst serve`: one owner (the API key's), one thread — the
@@ -38,13 +38,6 @@ export function serviceHost(deps: AppDeps, owner: string, threadId: string | und
     },
     sandbox: deps.sandbox,
     runs: deps.runs,
-    model(modelId) {
-      const entry = modelId ? deps.registry.get(modelId) : deps.registry.default();
-      return {
-        entry,
-        model: entry.protocol === 'offline' ? undefined : deps.registry.languageModel(entry.id),
-      };
-    },
     disallowedTools: deps.config.disallowedTools,
     fileUrl: (thread, path) => threadFileUrl(baseUrl(deps.config), thread.id, path),
     async document(thread, kind) {

@@ -1,11 +1,11 @@
-import { artifactsOf } from '../../agent/events.ts';
-import { DEFAULT_REPORT_IMAGE_BYTES } from '../../report/image-budget.ts';
-import { imageKindOf } from '../../report/images.ts';
-import { type RenderedDocuments, renderPdf, type ThreadHistory } from '../../report/index.ts';
-import { renderInWorker } from '../../report/worker/render-in-worker.ts';
-import type { Store, ThreadRecord } from '../../store/store.ts';
-import type { Workspace } from '../../workspace/workspace.ts';
-import type { FileLink } from '../chat/completion.ts';
+import { artifactsOf } from '../agent/events.ts';
+import type { FileLink } from '../contract/file-link.ts';
+import type { Store, ThreadRecord } from '../store/store.ts';
+import type { Workspace } from '../workspace/workspace.ts';
+import { DEFAULT_REPORT_IMAGE_BYTES } from './image-budget.ts';
+import { imageKindOf } from './images.ts';
+import { type RenderedDocuments, renderPdf, type ThreadHistory } from './index.ts';
+import { renderInWorker } from './worker/render-in-worker.ts';
 
 export type ReportFormat = 'md' | 'html' | 'pdf';
 
@@ -13,7 +13,7 @@ const REPORT_DIR = 'reports';
 const PER_IMAGE_BYTES = 10 * 1024 * 1024;
 
 /**
- * Reports and notebooks of a thread, rendered from its stored events (SPEC §7), within
+ * Reports and notebooks of a thread, rendered from its stored events (docs/spec.md#reports), within
  * bounds: the images a document embeds are read through the workspace up to a total of
  * `imageBytes` (apparent sizes; what does not fit is linked), and rendering runs in a
  * worker thread with its own memory and time limits. A thread whose documents cannot be

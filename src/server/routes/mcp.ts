@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { InvalidInputError, NotFoundError, UnauthorizedError } from '../errors/index.ts';
-import type { AppDeps } from '../server/deps.ts';
-import { validate } from '../server/validate.ts';
-import { McpQuerySchema } from '../server/wire/requests.ts';
-import { createMcpServer } from './server.ts';
-import { serviceHost } from './service-host.ts';
+import { InvalidInputError, NotFoundError, UnauthorizedError } from '../../errors/index.ts';
+import { createMcpServer } from '../../mcp/server.ts';
+import type { AppDeps } from '../deps.ts';
+import { serviceHost } from '../mcp-host.ts';
+import { validate } from '../validate.ts';
+import { McpQuerySchema } from '../wire/requests.ts';
 
 /** An MCP session nobody used for this long is closed. */
 const IDLE_TTL_MS = 30 * 60_000;
@@ -24,7 +24,7 @@ interface Session {
 }
 
 /**
- * MCP over Streamable HTTP at `/mcp` (SPEC §8), behind the same API keys as the rest of the
+ * MCP over Streamable HTTP at `/mcp` (docs/spec.md#front-ends), behind the same API keys as the rest of the
  * API: `POST /mcp` with an `initialize` request opens a session (its id comes back in
  * `Mcp-Session-Id`), bound to the caller's key and to one thread of theirs — `?thread_id=`
  * or a new one — and every later request of the session must come with the same key.

@@ -1,0 +1,70 @@
+import type { RunLimits } from '../agent/budget.ts';
+import type { ChatMessage, GroundingMode, ModelEntry } from '../llm/model.ts';
+import type { ResolvedModel } from '../llm/registry.ts';
+import type { SamplingOptions } from '../llm/sampling.ts';
+import type { FileRecord, RunRecord, ThreadRecord } from '../store/store.ts';
+
+/**
+ * A request to start a run, as every front end (chat completions, the runs API, MCP's
+ * `run_analysis`, `analyst run`, the evaluation harness) sends it to `RunService.submit`.
+ * One options object: a new field (what a run may read, how it is billed) is one more key.
+ */
+export interface SubmitRun {
+  /** Whose thread and files these are (the API key's owner, `local` for a process of one user). */
+  owner: string;
+  /** The owner's thread to run on; absent: a new thread of the owner's, made after every input is checked. */
+  threadId?: string;
+  /**
+   * The conversation as the caller sent it; its last user message is the question. One
+   * message on an existing thread continues the thread's stored conversation (a client that
+   * sends only its new question); more are the whole conversation.
+   */
+  messages: ChatMessage[];
+  /** Uploaded files (the owner's) to copy into the workspace first. */
+  fileIds?: readonly string[];
+  /** A configured model id (default: the registry's default), or a model the caller resolved. */
+  model?: string | ResolvedModel;
+  /** A system prompt put before the conversation. */
+  system?: string;
+  /** Keep variables between cells. Default false. */
+  stateful?: boolean;
+  /** Instead of an analysis: run this one cell in the thread's sandbox, as a run of its own (no model is called). */
+  cell?: { code: string; timeoutMs?: number };
+  /** How `<File>` blocks link a workspace file of the thread. */
+  fileUrl?: (threadId: string, path: string) => string;
+  /** Caps of this run (rounds, tokens, time); default: the agent's. */
+  limits?: Partial<RunLimits>;
+  /** The client's sampling options (temperature, top_p, max_tokens, seed, …), sent with every model call. */
+  sampling?: SamplingOptions;
+  /** How the answer's numbers are checked (docs/spec.md#grounding). Default: the model's setting, else `check`. */
+  grounding?: GroundingMode;
+}
+
+/** A run `submit` started (status `running`), the thread it runs on and the model it uses. */
+export interface SubmittedRun {
+  run: RunRecord;
+  thread: ThreadRecord;
+  entry: ModelEntry;
+}
+
+/** What `submit` needs of threads: find, make, find files, refuse a thread being deleted. */
+export interface RunThreads {
+  /** The owner's thread, or NotFoundError. */
+  get(owner: string, id: string): Promise<ThreadRecord>;
+  /** A new thread of the owner's (LimitExceededError over the owner's limit). */
+  create(owner: string): Promise<ThreadRecord>;
+  /** The owner's uploaded file, or NotFoundError. */
+  file(owner: string, id: string): Promise<FileRecord>;
+  /** Throws ConflictError while the thread is being deleted. */
+  assertWritable(threadId: string): void;
+}
+
+/** What `submit` needs of models: the entry a request names (or the default) and its client. */
+export interface RunModels {
+  resolve(id: string | undefined, options?: { client?: boolean }): ResolvedModel;
+}
+
+/** The one rule for continuing a stored conversation (see `SubmitRun.messages`). */
+export function continuesStored(request: SubmitRun): boolean {
+  return request.threadId !== undefined && request.messages.length === 1;
+}
