@@ -11,6 +11,7 @@ const suites: Record<string, () => Promise<void>> = {
   ui: async () => (await import('./ui.ts')).runUiBench(),
   grounding: async () => (await import('./grounding.ts')).runGroundingBench(),
   soak: async () => (await import('./soak.ts')).runSoakBench(),
+  'new-thread': async () => (await import('./new-thread.ts')).runNewThreadBench(),
 };
 
 const name = process.argv[2];
