@@ -95,8 +95,27 @@ export async function runNewThreadBench(): Promise<void> {
       const { pool } = await service.deps.sandbox.status();
       const { workspaces } = service.deps;
       const spares = workspaces instanceof LoopWorkspaceStore ? workspaces.sparesReady : undefined;
-      runs.push(await streamedRun(url, file.id));
-      emit({ name: 'new_thread_run', run: i + 1, ...runs.at(-1), warm_containers: pool.session, spares });
+      // What ran beside it: container starts and spare workspaces being made, sampled every 20 ms.
+      const beside = { container_starts: 0, spares_making: 0 };
+      const sampler = setInterval(async () => {
+        const { starting = 0 } = await service!.deps.sandbox.status();
+        beside.container_starts = Math.max(beside.container_starts, starting);
+        if (workspaces instanceof LoopWorkspaceStore)
+          beside.spares_making = Math.max(beside.spares_making, workspaces.sparesInTheMaking);
+      }, 20);
+      try {
+        runs.push(await streamedRun(url, file.id));
+      } finally {
+        clearInterval(sampler);
+      }
+      emit({
+        name: 'new_thread_run',
+        run: i + 1,
+        ...runs.at(-1),
+        warm_containers_before: pool.session,
+        spares_before: spares,
+        beside_max: beside,
+      });
     }
     const direct: number[] = [];
     for (let i = 0; i < RUNS; i++) direct.push(await directRounds(model.url));

@@ -109,6 +109,8 @@ export interface SandboxStatus {
   removing?: number;
   /** The warm pools are still filling after start: a new thread's first cell could wait for a container. */
   warming?: boolean;
+  /** Containers starting now, for the pools or for sessions that found none warm. */
+  starting?: number;
 }
 
 /** A session with a live container on this manager. */

@@ -136,6 +136,8 @@ export class DockerSandboxManager implements SandboxManager {
   /** Resolves when the pools are first full (or their containers could not be made). */
   private warmUp: Promise<void> | undefined;
   private warmedUp = false;
+  /** Containers being started now (status: what shares the CPU with cells). */
+  private starting = 0;
   private idleTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -368,6 +370,7 @@ export class DockerSandboxManager implements SandboxManager {
       pool: { session: this.sessionPool.readyCount, ephemeral: this.ephemeralPool.readyCount },
       removing: this.removals.length,
       warming: this.warmUp !== undefined && !this.warmedUp,
+      starting: this.starting,
     };
   }
 
@@ -445,6 +448,20 @@ export class DockerSandboxManager implements SandboxManager {
     owner: string,
     workspace?: Workspace,
     extra: { preloadModules?: readonly string[]; slot?: boolean } = {},
+  ): Promise<SandboxContainer> {
+    this.starting += 1;
+    try {
+      return await this.startContainerNow(kind, owner, workspace, extra);
+    } finally {
+      this.starting -= 1;
+    }
+  }
+
+  private async startContainerNow(
+    kind: ContainerKind,
+    owner: string,
+    workspace: Workspace | undefined,
+    extra: { preloadModules?: readonly string[]; slot?: boolean },
   ): Promise<SandboxContainer> {
     if (this.closed) throw new SandboxUnavailableError('the sandbox manager is closed');
     await workspace?.ready();
