@@ -7,8 +7,8 @@ const MISS_WINDOW_MS = 60_000;
  * Keeps `size` started containers with warm kernels, so taking one costs nothing.
  * Refills one container at a time in the background; while one is still ready, each start
  * waits for `quiet` (no run going), so that a start (a CPU-heavy import of pandas) does not
- * compete with the cells of whoever took the last one (issue 32). An empty pool refills at
- * once. Demand it did not meet (a take that found it empty) makes it larger for a minute, by
+ * compete with the cells of whoever took the last one (issue 32). An empty pool starts one
+ * at once. Demand it did not meet (a take that found it empty) makes it larger for a minute, by
  * one container a miss up to twice its size: a steady stream of new threads then finds a warm
  * container, as the issue's scale bench measures.
  */
@@ -68,9 +68,10 @@ export class WarmPool {
       else this.options.retire(candidate);
     }
     if (!taken && this.options.size > 0) this.misses.push(this.options.now());
-    // Empty: the next taker would wait for a whole start, which costs more than sharing the CPU.
-    if (this.readyCount === 0) void this.fill();
-    else void this.refill();
+    // Empty: the next taker would wait for a whole start, which costs more than sharing the CPU;
+    // one container is started at once, the rest when quiet.
+    if (this.readyCount === 0) this.wake?.();
+    void this.refill();
     return taken;
   }
 
