@@ -12,6 +12,7 @@ const suites: Record<string, () => Promise<void>> = {
   grounding: async () => (await import('./grounding.ts')).runGroundingBench(),
   soak: async () => (await import('./soak.ts')).runSoakBench(),
   data: async () => (await import('./data.ts')).runDataBench(),
+  'new-thread': async () => (await import('./new-thread.ts')).runNewThreadBench(),
 };
 
 const name = process.argv[2];

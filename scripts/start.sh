@@ -21,12 +21,15 @@ for ((i = 0; i < ${#args[@]}; i++)); do
 done
 [ "$host" = "0.0.0.0" ] && host="127.0.0.1"
 
-# Once the server answers, one line to try (a watcher beside it; the server itself runs in the
-# foreground so Ctrl-C and signals reach it directly).
+# Once the server is ready (its warm sandboxes started, so the first question waits for none),
+# one line to try (a watcher beside it; the server itself runs in the foreground so Ctrl-C and
+# signals reach it directly). A server that answers but is not ready says so after two minutes.
 (
-  for _ in $(seq 1 120); do
-    if node -e 'fetch(process.argv[1]).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))' \
-      "http://$host:$port/health" 2>/dev/null; then
+  answers() {
+    node -e 'fetch(process.argv[1]).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))' "$1" 2>/dev/null
+  }
+  for _ in $(seq 1 240); do
+    if answers "http://$host:$port/health/ready"; then
       echo "Analyst is ready at http://$host:$port — try it on an example (more in examples/README.md):"
       echo "  npx analyst run examples/simpson/Simpson.csv --question \"Which teaching method (treatment) performs better?\""
       echo "  npx analyst chat examples/iris/iris.csv --url http://$host:$port"
@@ -34,5 +37,8 @@ done
     fi
     sleep 0.5
   done
+  if answers "http://$host:$port/health"; then
+    echo "Analyst answers at http://$host:$port but is not ready: curl http://$host:$port/health/ready says why"
+  fi
 ) &
 exec node bin/analyst.js serve "$@"

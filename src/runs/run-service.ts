@@ -4,6 +4,7 @@ import type { AgentEvent } from '../agent/events.ts';
 import { readTextFrom } from '../agent/grounding/evidence.ts';
 import { cellProtocol } from '../agent/protocols/cell.ts';
 import { runAnalysis } from '../agent/run-analysis.ts';
+import type { QuietTime } from '../background/quiet-time.ts';
 import { ConflictError, isAnalystError, NotFoundError } from '../errors/index.ts';
 import type { ChatMessage, GroundingMode, LanguageModel, ModelEntry } from '../llm/model.ts';
 import type { SamplingOptions } from '../llm/sampling.ts';
@@ -72,6 +73,8 @@ export interface RunServiceOptions {
   /** How many `afterRun` tasks run at once (the rest wait their turn). Default: one per core. */
   afterRunsAtOnce?: number;
   onError?: (error: unknown) => void;
+  /** Told when runs begin and end, so work done ahead of demand waits for quiet (issue 32). */
+  quiet?: QuietTime;
   /** How many runs an owner may have going at once (counted by the store); undefined: no limit. */
   maxRunsPerOwner?: (owner: string) => number | undefined;
   /**
@@ -220,7 +223,9 @@ export class RunService {
     if (this.reserved.has(threadId)) {
       throw new ConflictError(`thread ${threadId} is already running an analysis; wait for it or cancel it`);
     }
+    const endBusy = this.options.quiet?.begin();
     const reservation = new Reservation(threadId, (ended) => {
+      endBusy?.();
       if (this.reserved.get(threadId) === ended) this.reserved.delete(threadId);
     });
     this.reserved.set(threadId, reservation);

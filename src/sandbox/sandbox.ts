@@ -107,6 +107,10 @@ export interface SandboxStatus {
   pool: { session: number; ephemeral: number };
   /** Containers given back and not yet removed (idle ones go a few at a time). */
   removing?: number;
+  /** The warm pools are still filling after start: a new thread's first cell could wait for a container. */
+  warming?: boolean;
+  /** Containers starting now, for the pools or for sessions that found none warm. */
+  starting?: number;
 }
 
 /** A session with a live container on this manager. */

@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { QuietTime } from '../background/quiet-time.ts';
 import { ConfigurationError } from '../errors/index.ts';
 import { randomHex } from '../ids/random-hex.ts';
 import { loadModelRegistry, type ModelRegistry } from '../llm/registry.ts';
@@ -73,7 +74,9 @@ export async function createService(
   const files = new FileStorage(join(config.dataDir, 'files'));
   await files.init();
   const warnings: string[] = [];
-  const { workspaces, sessionsUnavailable } = await openWorkspaces(config, warnings, shared, onError);
+  // Runs mark it; warm containers and spare workspaces are made when no run goes on (issue 32).
+  const quiet = new QuietTime();
+  const { workspaces, sessionsUnavailable } = await openWorkspaces(config, warnings, shared, onError, quiet);
   const sandbox: SandboxManager =
     config.sandbox === 'off'
       ? new DisabledSandbox(
@@ -88,6 +91,7 @@ export async function createService(
           runtimeDir: join(config.dataDir, 'run'),
           sessionsUnavailable,
           onError,
+          quiet,
           ...options.sandbox,
         });
   if (config.workspaceHelper && config.sandbox === 'on') {
@@ -121,6 +125,7 @@ export async function createService(
       await threads.attachAll(thread, list);
     },
     disallowedTools: config.disallowedTools,
+    quiet,
     afterRun: async (thread) => {
       await reports.write(thread, await threads.workspace(thread));
       await threads.recordUsage(thread);
@@ -226,6 +231,7 @@ async function openWorkspaces(
   warnings: string[],
   shared: boolean,
   onError: (error: unknown) => void,
+  quiet: QuietTime,
 ): Promise<{ workspaces: WorkspaceStore; sessionsUnavailable?: string }> {
   const root = join(config.dataDir, 'workspaces');
   if (config.sandbox === 'off') return { workspaces: new DirectoryWorkspaceStore(root) };
@@ -240,6 +246,7 @@ async function openWorkspaces(
       quotaFiles: config.workspaceQuota.files,
       shared,
       spares: config.workspaceSpares,
+      quiet,
       onError,
     });
     return { workspaces };

@@ -63,3 +63,88 @@ describe('the warm pool keeps up with demand', () => {
     await warm.close();
   });
 });
+
+describe('the warm pool refills between runs (issue 32)', () => {
+  /** A pool whose refills wait on a gate the test opens, as the server's QuietTime opens when runs end. */
+  function gated(size: number) {
+    let made = 0;
+    let open!: () => void;
+    let gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const quiet = {
+      asked: 0,
+      settled: () => {
+        quiet.asked += 1;
+        return gate;
+      },
+    };
+    const warm = new WarmPool({
+      size,
+      create: async () => ({ name: `c${++made}`, alive: true, createdAt: 0 }) as unknown as SandboxContainer,
+      maxAgeMs: 3_600_000,
+      now: () => 0,
+      onError: (error) => assert.fail(String(error)),
+      retire: () => {},
+      quiet,
+    });
+    return {
+      warm,
+      quiet,
+      made: () => made,
+      openGate: () => {
+        open();
+        gate = new Promise<void>((resolve) => {
+          open = resolve;
+        });
+      },
+    };
+  }
+
+  test('a taken container is replaced once it is quiet, not while the run that took it goes on', async () => {
+    const { warm, quiet, made, openGate } = gated(2);
+    await warm.fill();
+    assert.equal(made(), 2, 'filling at start does not wait');
+    assert.ok(warm.take(), 'a new thread takes a warm container');
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(quiet.asked, 1, 'its replacement waits for quiet');
+    assert.equal(made(), 2, 'no container starts beside the run');
+    openGate();
+    await warm.fill();
+    assert.equal(warm.readyCount, 2, 'the next new thread finds the pool full again');
+    assert.equal(made(), 3);
+    await warm.close();
+  });
+
+  test('an empty pool refills at once, quiet or not (the next thread would wait for a start)', async () => {
+    const { warm, made } = gated(1);
+    await warm.fill();
+    assert.ok(warm.take());
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(made(), 2, 'started without waiting for quiet');
+    assert.equal(warm.readyCount, 1);
+    await warm.close();
+  });
+
+  test('a refill waiting for quiet starts one at once when the pool runs empty meanwhile, the next when quiet', async () => {
+    const { warm, made } = gated(2);
+    await warm.fill();
+    warm.take();
+    warm.take();
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(made(), 3, 'one started at once; the second waits for quiet');
+    assert.equal(warm.readyCount, 1);
+    await warm.fill();
+    assert.equal(warm.readyCount, 2);
+    await warm.close();
+  });
+
+  test('closing ends a refill that waits for quiet', async () => {
+    const { warm, made } = gated(2);
+    await warm.fill();
+    warm.take();
+    await warm.close();
+    assert.equal(made(), 2);
+    assert.equal(warm.readyCount, 0);
+  });
+});

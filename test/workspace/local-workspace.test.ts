@@ -5,6 +5,7 @@ import { mkdir, mkdtemp, open, readdir, rm, stat, statfs, symlink, writeFile } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { QuietTime } from '../../src/background/quiet-time.ts';
 import { InvalidInputError, NotFoundError, PayloadTooLargeError } from '../../src/errors/index.ts';
 import {
   LoopWorkspaceStore,
@@ -293,6 +294,31 @@ describe('spare loop workspaces made ahead of demand', () => {
         'the last spare taken: both are being made again at once',
       );
       for (const w of [first, second, third]) await store.destroy(w.id);
+    } finally {
+      await store.close();
+    }
+    await rm(root, { recursive: true, force: true });
+  });
+
+  test("with the server's quiet time, a spare is made again once the run that took one has ended", async () => {
+    const root = await mkdtemp(join(tmpdir(), 'analyst-ws-spares-'));
+    const quiet = new QuietTime({ settleMs: 20 });
+    const store = await LoopWorkspaceStore.create({
+      root,
+      quotaBytes: 16 * 1024 * 1024,
+      quotaFiles: 2000,
+      spares: 2,
+      quiet,
+    });
+    try {
+      await waitFor(async () => store.sparesReady === 2);
+      const endRun = quiet.begin(); // a run goes on (the new thread's, or another's)
+      const first = await store.create();
+      await new Promise((r) => setTimeout(r, 300)); // well past the settle time
+      assert.equal((await spareMarkers(root)).length, 1, 'no image copy or mount beside the run');
+      endRun();
+      await waitFor(async () => store.sparesReady === 2);
+      await store.destroy(first.id);
     } finally {
       await store.close();
     }

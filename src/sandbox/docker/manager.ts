@@ -1,6 +1,7 @@
 import { tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
+import type { QuietTime } from '../../background/quiet-time.ts';
 import { InvalidInputError, isAnalystError } from '../../errors/index.ts';
 import { randomHex } from '../../ids/random-hex.ts';
 import type { Workspace, WorkspaceStore } from '../../workspace/workspace.ts';
@@ -91,6 +92,11 @@ export interface DockerSandboxOptions {
   /** Called with background failures (pool refills, reaping). */
   onError?: (error: unknown) => void;
   /**
+   * When the server runs nothing a user waits for: warm containers are started and pooled
+   * containers renamed then (issue 32). Without it a refill starts a fixed delay after a take.
+   */
+  quiet?: QuietTime;
+  /**
    * Why session cells cannot run on this host (e.g. no safe workspaces without root): each
    * one is `unavailable` with this reason. One-shot cells, which mount nothing, still run.
    */
@@ -127,6 +133,11 @@ export class DockerSandboxManager implements SandboxManager {
   private readonly engineCheck: EngineCheck;
   private cpus: CpuAssigner | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** Resolves when the pools are first full (or their containers could not be made). */
+  private warmUp: Promise<void> | undefined;
+  private warmedUp = false;
+  /** Containers being started now (status: what shares the CPU with cells). */
+  private starting = 0;
   private idleTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -152,6 +163,7 @@ export class DockerSandboxManager implements SandboxManager {
         if (!(await this.slots())) throw new SandboxUnavailableError('no workspace slots on this host');
         return this.startContainer('pool-session', 'pool', undefined, { slot: true });
       },
+      quiet: options.quiet,
       refillDelayMs: 250,
     });
     // A container's memory limit is a ceiling, not its use (an idle one holds ~80 MiB): three
@@ -182,7 +194,13 @@ export class DockerSandboxManager implements SandboxManager {
       onError: this.onError,
       retire: (container) => this.retireIdle(container),
       create: () => this.startContainer('pool-ephemeral', 'pool'),
+      quiet: options.quiet,
     });
+  }
+
+  /** Resolves when the pools are first full, or their containers could not be made (see `start`). */
+  async warmed(): Promise<void> {
+    await this.warmUp;
   }
 
   /** Written on every container this manager makes (label dev.analyst.instance). */
@@ -194,13 +212,19 @@ export class DockerSandboxManager implements SandboxManager {
     return this.options.leaseMs ?? 6 * 3600_000;
   }
 
-  /** Reaps leftovers of crashed processes, fills the pools and starts the periodic sweep. */
+  /**
+   * Reaps leftovers of crashed processes, fills the pools and starts the periodic sweep.
+   * `status().warming` is true until the pools are full (or their containers could not be
+   * made), so a server says it is ready only when its first new threads wait for no container
+   * start and share the CPU with none (issue 32).
+   */
   async start(): Promise<void> {
     try {
       await this.engine();
       await this.reap();
-      void this.sessionPool.fill();
-      void this.ephemeralPool.fill();
+      this.warmUp = Promise.all([this.sessionPool.fill(), this.ephemeralPool.fill()]).then(() => {
+        this.warmedUp = true;
+      });
     } catch (error) {
       this.onError(error); // No engine yet: cells will say so; the sweep retries.
     }
@@ -232,11 +256,13 @@ export class DockerSandboxManager implements SandboxManager {
       if (stateful) session.statefulUsed = true;
       const lost = this.sessions.takeLostStateNote(ref.id, stateful);
       const result = await runOnContainer(container, request, { timeoutMs, limits: this.limits, stateful });
-      // Named for its thread after the first cell, not during it: the rename is engine work
-      // beside that cell (measured: new thread's first cell p95 15 → 20-25 ms with it).
-      if (container.pendingName) {
-        void container.rename(container.pendingName);
+      // Named for its thread after the run, not during it: the rename is engine work beside
+      // its cells (measured: new thread's first cell p95 15 → 20-25 ms with it).
+      const pendingName = container.pendingName;
+      if (pendingName) {
         container.pendingName = undefined;
+        const quiet = this.options.quiet?.settled() ?? Promise.resolve();
+        void quiet.then(() => container.rename(pendingName));
       }
       if (!container.alive) {
         session.container = undefined;
@@ -343,6 +369,8 @@ export class DockerSandboxManager implements SandboxManager {
       sessions: this.sessions.liveCount,
       pool: { session: this.sessionPool.readyCount, ephemeral: this.ephemeralPool.readyCount },
       removing: this.removals.length,
+      warming: this.warmUp !== undefined && !this.warmedUp,
+      starting: this.starting,
     };
   }
 
@@ -420,6 +448,20 @@ export class DockerSandboxManager implements SandboxManager {
     owner: string,
     workspace?: Workspace,
     extra: { preloadModules?: readonly string[]; slot?: boolean } = {},
+  ): Promise<SandboxContainer> {
+    this.starting += 1;
+    try {
+      return await this.startContainerNow(kind, owner, workspace, extra);
+    } finally {
+      this.starting -= 1;
+    }
+  }
+
+  private async startContainerNow(
+    kind: ContainerKind,
+    owner: string,
+    workspace: Workspace | undefined,
+    extra: { preloadModules?: readonly string[]; slot?: boolean },
   ): Promise<SandboxContainer> {
     if (this.closed) throw new SandboxUnavailableError('the sandbox manager is closed');
     await workspace?.ready();

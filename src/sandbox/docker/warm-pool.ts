@@ -5,15 +5,20 @@ const MISS_WINDOW_MS = 60_000;
 
 /**
  * Keeps `size` started containers with warm kernels, so taking one costs nothing.
- * Refills one container at a time in the background, to leave the CPU to running cells.
- * Demand it did not meet (a take that found it empty) makes it larger for a minute, by one
- * container a miss up to twice its size, and an empty pool refills at once: a steady stream
- * of new threads then finds a warm container, as the issue's scale bench measures.
+ * Refills one container at a time in the background; while one is still ready, each start
+ * waits for `quiet` (no run going), so that a start (a CPU-heavy import of pandas) does not
+ * compete with the cells of whoever took the last one (issue 32). An empty pool starts one
+ * at once. Demand it did not meet (a take that found it empty) makes it larger for a minute, by
+ * one container a miss up to twice its size: a steady stream of new threads then finds a warm
+ * container, as the issue's scale bench measures.
  */
 export class WarmPool {
   private readonly ready: SandboxContainer[] = [];
   private filling: Promise<void> | undefined;
-  private refillTimer: NodeJS.Timeout | undefined;
+  /** Ends a refill's wait for quiet: the pool ran empty, or closes. */
+  private wake: (() => void) | undefined;
+  /** The fill in progress waits for quiet (a refill after a take), or not (`fill`). */
+  private patient: boolean | undefined;
   private closed = false;
   /** When takes found the pool empty (within the last MISS_WINDOW_MS). */
   private misses: number[] = [];
@@ -29,10 +34,11 @@ export class WarmPool {
       /** Removes a container in the background (the owner waits for it on close). */
       retire: (container: SandboxContainer) => void;
       /**
-       * Wait after a container is taken before starting its replacement, so the start (a
-       * CPU-heavy import of pandas) does not compete with the cells of whoever took it.
-       * Default 1000 ms.
+       * Resolves when a start would compete with no one's cells (the server's QuietTime):
+       * awaited before each start while the pool still has a ready container.
        */
+      quiet?: { settled(): Promise<void> };
+      /** Without `quiet`: how long after a take its replacement starts. Default 1000 ms. */
       refillDelayMs?: number;
     },
   ) {}
@@ -62,25 +68,26 @@ export class WarmPool {
       else this.options.retire(candidate);
     }
     if (!taken && this.options.size > 0) this.misses.push(this.options.now());
-    if (this.readyCount === 0) {
-      // Empty: the next taker would wait for a whole start, which costs more than sharing the CPU.
-      clearTimeout(this.refillTimer);
-      this.refillTimer = undefined;
-      void this.fill();
-    } else if (!this.refillTimer) {
-      this.refillTimer = setTimeout(() => {
-        this.refillTimer = undefined;
-        void this.fill();
-      }, this.options.refillDelayMs ?? 1000);
-      this.refillTimer.unref();
-    }
+    // Empty: the next taker would wait for a whole start, which costs more than sharing the CPU;
+    // one container is started at once, the rest when quiet.
+    if (this.readyCount === 0) this.wake?.();
+    void this.refill();
     return taken;
   }
 
-  /** Starts refilling in the background if below size; returns when the pool is full. */
+  /** Starts filling in the background now if below size; returns when the pool is full. */
   fill(): Promise<void> {
+    this.patient = false;
+    this.wake?.();
+    return this.refill();
+  }
+
+  /** Fills in the background, waiting for quiet before each start while one is ready. */
+  private refill(): Promise<void> {
     if (this.closed || this.options.size <= 0) return Promise.resolve();
+    if (!this.filling) this.patient ??= true;
     this.filling ??= this.fillLoop().finally(() => {
+      this.patient = undefined;
       this.filling = undefined;
     });
     return this.filling;
@@ -89,6 +96,8 @@ export class WarmPool {
   private async fillLoop(): Promise<void> {
     let failures = 0;
     while (!this.closed && this.readyCount < this.target && failures < 3) {
+      if (this.patient && this.readyCount > 0) await this.untilQuiet();
+      if (this.closed || this.readyCount >= this.target) return;
       try {
         const container = await this.options.create();
         if (this.closed) {
@@ -102,6 +111,25 @@ export class WarmPool {
         this.options.onError(error);
       }
     }
+  }
+
+  /** Waits for quiet (or the delay), ended early when the pool runs empty or closes. */
+  private untilQuiet(): Promise<void> {
+    const { quiet, refillDelayMs = 1000 } = this.options;
+    let timer: NodeJS.Timeout | undefined;
+    const waited = quiet
+      ? quiet.settled()
+      : new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, refillDelayMs);
+          timer.unref();
+        });
+    const woken = new Promise<void>((resolve) => {
+      this.wake = resolve;
+    });
+    return Promise.race([waited, woken]).finally(() => {
+      clearTimeout(timer);
+      this.wake = undefined;
+    });
   }
 
   /** Names of the pooled containers (so the reaper leaves them alone). */
@@ -125,7 +153,7 @@ export class WarmPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    clearTimeout(this.refillTimer);
+    this.wake?.();
     await this.filling?.catch(() => {});
     for (const container of this.ready.splice(0)) this.options.retire(container);
   }

@@ -16,8 +16,9 @@ export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps): void 
       (error: Error) => ({ ok: false, message: error.message }),
     );
     const sandbox = await deps.sandbox.status();
-    // A server whose execution is turned off on purpose is ready for what it serves.
-    const ready = store.ok && (sandbox.available || deps.config.sandbox === 'off');
+    // A server whose execution is turned off on purpose is ready for what it serves. One whose
+    // first warm containers still start is not: its first new thread would wait for one.
+    const ready = store.ok && ((sandbox.available && !sandbox.warming) || deps.config.sandbox === 'off');
     reply.code(ready ? 200 : 503);
     let trusted = false;
     try {

@@ -30,10 +30,12 @@ export interface LoopWorkspaceOptions {
    */
   spares?: number;
   /**
-   * How long after a spare is handed out the next one is made, while another spare is left:
-   * mkfs and mount then do not compete with the first cell of the thread that took it (with
-   * none left, at once). Default 1000 ms.
+   * While another spare is left, the next one is made when this resolves (the server's
+   * QuietTime: no run going), so the image copy and mount do not compete with the cells of
+   * the thread that took one (issue 32). With none left, at once.
    */
+  quiet?: { settled(): Promise<void> };
+  /** Without `quiet`: how long after a spare is handed out the next one is made. Default 1000 ms. */
   spareRefillDelayMs?: number;
   /** Called with background failures (making a spare). */
   onError?: (error: unknown) => void;
@@ -64,7 +66,8 @@ export class LoopWorkspaceStore implements WorkspaceStore {
   private sparesMaking = 0;
   /** Making a spare failed: refill waits for the next create() instead of retrying at once. */
   private sparesFailed = false;
-  private spareTimer: NodeJS.Timeout | undefined;
+  /** A refill waiting for quiet (or its delay). */
+  private spareWait: Promise<void> | undefined;
   private readonly sparesTarget: number;
   private closed = false;
   private readonly template: ImageTemplate;
@@ -140,16 +143,15 @@ export class LoopWorkspaceStore implements WorkspaceStore {
   /** A spare workspace, no longer marked as one, or undefined when none is ready. */
   private async takeSpare(): Promise<Workspace | undefined> {
     const id = this.spares.shift();
-    if (this.spares.length > 0) {
-      this.spareTimer ??= setTimeout(() => {
-        this.spareTimer = undefined;
+    if (this.spares.length === 0) this.refillSpares();
+    else
+      this.spareWait ??= (
+        this.options.quiet?.settled() ??
+        new Promise<void>((resolve) => setTimeout(resolve, this.options.spareRefillDelayMs ?? 1000).unref())
+      ).then(() => {
+        this.spareWait = undefined;
         this.refillSpares();
-      }, this.options.spareRefillDelayMs ?? 1000).unref();
-    } else {
-      clearTimeout(this.spareTimer);
-      this.spareTimer = undefined;
-      this.refillSpares();
-    }
+      });
     if (!id) return undefined;
     // Unmarked before it is handed out: a restart must never destroy a thread's workspace.
     await unlink(this.spareMarker(id)).catch((error) => {
@@ -245,7 +247,6 @@ export class LoopWorkspaceStore implements WorkspaceStore {
 
   async close(): Promise<void> {
     this.closed = true;
-    clearTimeout(this.spareTimer);
     await Promise.allSettled([...this.mounting.values()]);
     for (const id of this.spares.splice(0)) await this.destroySpare(id);
     await this.template.remove();
