@@ -14,9 +14,15 @@ export type ProseImageResolver = (artifact: Artifact, alt: string) => Promise<st
 const IMAGE = /!\[([^\]\n]*)\]\(\s*(<[^>\n]*>|[^\s()]+)(?:\s+"[^"\n]*")?\s*\)/g;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
-/** The artifact an image destination names: its path, `./path`, `workspace/path`, or a unique file name. */
+// A thread's file download URL, as the studio and the offline analyst write answer images.
+const FILE_URL = /^(?:https?:\/\/[^/]+)?\/v1\/threads\/[^/]+\/files\//i;
+
+/**
+ * The artifact an image destination names: its path, `./path`, `workspace/path`, a thread
+ * file URL (`/v1/threads/<id>/files/<path>`), or a unique file name.
+ */
 export function artifactForDestination(destination: string, artifacts: Artifact[]): Artifact | undefined {
-  let path = destination.replace(/^<|>$/g, '');
+  let path = destination.replace(/^<|>$/g, '').replace(FILE_URL, '');
   if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('/') || path.startsWith('#') || path === '')
     return undefined;
   path = path

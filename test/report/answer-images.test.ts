@@ -97,6 +97,8 @@ describe("an answer's charts in documents", () => {
     assert.equal(artifactForDestination('out/a%20b.png', charts), charts[0]);
     assert.equal(artifactForDestination('./x/c.png', charts), charts[1]);
     assert.equal(artifactForDestination('c.png', charts), charts[1]);
+    assert.equal(artifactForDestination('/v1/threads/thread-1/files/out/a%20b.png', charts), charts[0]);
+    assert.equal(artifactForDestination('http://host:8000/v1/threads/t/files/x/c.png', charts), charts[1]);
     assert.equal(artifactForDestination('/etc/c.png', charts), undefined);
     assert.equal(artifactForDestination('javascript:c.png', charts), undefined);
   });
