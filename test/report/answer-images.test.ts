@@ -26,7 +26,8 @@ function chartRecord(answer: string) {
   return record('Sales', 'Which region sells most?', run);
 }
 const files = () => filesReader({ 'sales_by_region.png': PNG, 'other.png': PNG });
-const ANSWER = '## Sales\n\nNorth sells most (40).\n\n![Sales by region](sales_by_region.png)\n\nThat is all.';
+const ANSWER =
+  '## Sales\n\nNorth sells most (40).\n\n![Sales by region](sales_by_region.png)\n\nThat is all.';
 
 describe("an answer's charts in documents", () => {
   test('the HTML report embeds the chart inside the answer, before the appendix, and lists it once', async () => {
