@@ -13,6 +13,7 @@ import {
 } from './markdown-text.ts';
 import { resolveProseImages } from './prose-images.ts';
 import type { ReadArtifact, ThreadHistory } from './record.ts';
+import { RERUN_TITLE, rerunSentence } from './rerun.ts';
 import { mainRunIndex, readThread, type ThreadView, threadArtifacts } from './thread-view.ts';
 
 /** How a chart appears in a report: an image, a link to the file, or a note that it is gone. */
@@ -88,6 +89,10 @@ async function answerMarkdown(
   if (earlier.length > 0) {
     parts.push('## Earlier in this thread');
     for (const run of earlier) {
+      if (run.rerun) {
+        parts.push(blockquote(`**${RERUN_TITLE}.** ${rerunSentence(run)}`));
+        continue;
+      }
       const reply =
         run.answer === undefined ? `*No answer.* ${endingSentence(run)}` : proseMarkdown(briefly(run.answer));
       parts.push(blockquote(`**Q:** ${escapeInline(run.question)}\n\n**A:** ${reply}`));
@@ -122,6 +127,10 @@ async function answerMarkdown(
   if (later.length > 0) {
     parts.push('## Later in this thread');
     for (const next of later) {
+      if (next.rerun) {
+        parts.push(blockquote(`**${RERUN_TITLE}.** ${rerunSentence(next)}`));
+        continue;
+      }
       parts.push(
         blockquote(`**Q:** ${escapeInline(next.question)}\n\n**No answer.** ${endingSentence(next)}`),
       );

@@ -15,6 +15,7 @@ import type {
 import { toLines } from './notebook-format.ts';
 import { resolveProseImages } from './prose-images.ts';
 import type { ReadArtifact, ThreadHistory } from './record.ts';
+import { RERUN_TITLE } from './rerun.ts';
 import type { CellStep, RunView } from './thread-view.ts';
 import { readThread, threadArtifacts } from './thread-view.ts';
 
@@ -42,7 +43,8 @@ export async function renderNotebook(
   if (record.threadId !== undefined) writer.attach(record.threadId);
   const charts = threadArtifacts(view).filter((a) => imageKindOf(a) !== undefined);
   for (const [index, run] of view.runs.entries()) {
-    if (index > 0 || run.question.trim() !== view.question.trim()) {
+    if (run.rerun) writer.markdown(`## ${RERUN_TITLE}`);
+    else if (index > 0 || run.question.trim() !== view.question.trim()) {
       writer.markdown(`## ${index > 0 ? 'Follow-up question' : 'Question'}\n\n${blockquote(run.question)}`);
     }
     await writeRun(writer, run, read, charts);
@@ -106,7 +108,10 @@ async function writeRun(
       placed.attachments,
     );
   }
-  if (run.answer === undefined) writer.markdown(`**No answer.** ${endingSentence(run)}`);
+  if (run.rerun) {
+    // A re-run asks nothing: only an ending short of completed is worth a line.
+    if (run.status !== 'completed') writer.markdown(`*${endingSentence(run)}*`);
+  } else if (run.answer === undefined) writer.markdown(`**No answer.** ${endingSentence(run)}`);
   else if (run.status !== 'completed') writer.markdown(`*${endingSentence(run)}*`);
 }
 
