@@ -104,4 +104,25 @@ describe('exports stand alone', { timeout: 600_000 }, () => {
       assert.ok(answer.attachments?.[name!.slice('attachment:'.length)], `${name} is in the cell`);
     }
   });
+
+  test('a cell edited and run again is a re-run in the report and the notebook', async () => {
+    await page.locator('.card.cell >> text=Inspect').last().click();
+    await page.waitForSelector('.editor-host .cm-content');
+    await page.click('.editor-host .cm-content');
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type("print('edited', 6 * 7)\n");
+    await page.click('#rerun');
+    await page.waitForSelector('article.run:last-of-type .question.rerun');
+    await page.waitForSelector('article.run:last-of-type .output-text >> text=edited 42', {
+      timeout: CELL_MS,
+    });
+    await page.waitForSelector('article.run:last-of-type[data-status="completed"]');
+    const html = await readFile(await grab('html'), 'utf8');
+    assert.match(html, /Re-run of an edited cell/);
+    assert.doesNotMatch(html, /No answer/);
+    assert.match(html, /Simpson(&#39;|')s paradox/, 'the answer is still the body');
+    const notebook = await readFile(await grab('ipynb'), 'utf8');
+    assert.match(notebook, /## Re-run of an edited cell/);
+    assert.doesNotMatch(notebook, /Follow-up question|No answer/);
+  });
 });
