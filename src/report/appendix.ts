@@ -1,6 +1,8 @@
 import { formatBytes } from '../sandbox/exec-result.ts';
 import type { Artifact } from '../sandbox/sandbox.ts';
 import { blockquote, codeSpan, escapeInline, fence, proseMarkdown } from './markdown-text.ts';
+// rerun.ts imports endingSentence from here: both are used only when a report is rendered.
+import { RERUN_TITLE } from './rerun.ts';
 import type { CellStep, NoteStep, RunView, Step, ThreadView } from './thread-view.ts';
 
 /** The report's "Appendix: steps": every step of every run, in order, as Markdown. */
@@ -8,7 +10,7 @@ export function appendixMarkdown(view: ThreadView): string {
   const parts = ['## Appendix: steps'];
   const manyRuns = view.runs.length > 1;
   view.runs.forEach((run, index) => {
-    if (manyRuns) parts.push(`### Run ${index + 1}: ${escapeInline(run.question)}`);
+    if (manyRuns) parts.push(`### Run ${index + 1}: ${run.rerun ? RERUN_TITLE : escapeInline(run.question)}`);
     const level = manyRuns ? '####' : '###';
     if (run.steps.length === 0) parts.push('*This run took no steps.*');
     run.steps.forEach((step, i) => {

@@ -2,10 +2,7 @@ import { createHash } from 'node:crypto';
 import MarkdownIt from 'markdown-it';
 import { sanitizeReportHtml } from './html-sanitize.ts';
 import { REPORT_CSS } from './html-style.ts';
-import { ImageBudget } from './image-budget.ts';
-import { artifactExists, imageKindOf } from './images.ts';
-import { buildReportMarkdown, type ChartResolver } from './markdown-report.ts';
-import { linkDestination } from './markdown-text.ts';
+import { buildReportMarkdown, embeddingResolver } from './markdown-report.ts';
 import type { ReadArtifact, ThreadHistory } from './record.ts';
 import { readThread } from './thread-view.ts';
 
@@ -23,21 +20,10 @@ export async function renderHtmlReport(
   options: { imageBytes?: number } = {},
 ): Promise<string> {
   const view = readThread(record);
-  const budget = new ImageBudget(options.imageBytes);
-  const resolveChart: ChartResolver = async (artifact) => {
-    const link = { kind: 'link' as const, url: linkDestination(artifact.path) };
-    // SVG is shown as a link to the file, not embedded: an SVG is a document that can
-    // carry scripts, event handlers, foreignObject HTML and external references, and
-    // sanitize-html is an HTML sanitiser, not an SVG one. Allowing data:image/svg+xml
-    // would also widen the image allow-list for everything else on the page.
-    if (imageKindOf(artifact) !== 'raster') {
-      return (await artifactExists(readArtifact, artifact.path)) ? link : { kind: 'missing' };
-    }
-    const image = await budget.take(readArtifact, artifact.path);
-    if (image.kind === 'missing') return image;
-    if (image.kind === 'link') return link;
-    return { kind: 'image', url: `data:${image.mime};base64,${image.bytes.toString('base64')}` };
-  };
+  // SVG is shown as a link to the file, not embedded: an SVG is a document that can carry
+  // scripts, event handlers, foreignObject HTML and external references, and sanitize-html
+  // is an HTML sanitiser, not an SVG one (see embeddingResolver).
+  const resolveChart = embeddingResolver(readArtifact, options.imageBytes);
   const body = sanitizeReportHtml(markdown.render(await buildReportMarkdown(view, resolveChart)));
   return htmlDocument(view.title, `${view.title} ${view.question}`, body);
 }

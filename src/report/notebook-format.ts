@@ -34,6 +34,8 @@ export interface MarkdownCell {
   id: string;
   metadata: Record<string, unknown>;
   source: MultilineString;
+  /** Images the cell shows as `attachment:<name>`, by name then MIME type (base64). */
+  attachments?: Record<string, Record<string, string>>;
 }
 
 export interface CodeCell {

@@ -1,8 +1,9 @@
+import type { Artifact } from '../sandbox/sandbox.ts';
 import { cellMarkdown, endingSentence } from './appendix.ts';
 import { markUngrounded } from './grounding-marks.ts';
 import { ImageBudget, type ImageDecision } from './image-budget.ts';
 import { baseName, imageKindOf } from './images.ts';
-import { blockquote, closeOpenFence, codeSpan, escapeInline } from './markdown-text.ts';
+import { blockquote, closeOpenFence, codeSpan, escapeInline, linkDestination } from './markdown-text.ts';
 import type {
   CodeCell,
   MarkdownCell,
@@ -12,9 +13,11 @@ import type {
   StreamOutput,
 } from './notebook-format.ts';
 import { toLines } from './notebook-format.ts';
+import { resolveProseImages } from './prose-images.ts';
 import type { ReadArtifact, ThreadHistory } from './record.ts';
+import { RERUN_TITLE } from './rerun.ts';
 import type { CellStep, RunView } from './thread-view.ts';
-import { readThread } from './thread-view.ts';
+import { readThread, threadArtifacts } from './thread-view.ts';
 
 /**
  * The thread as a Jupyter notebook (nbformat 4.5, docs/spec.md#reports): the question first, prose as
@@ -38,11 +41,13 @@ export async function renderNotebook(
     ].join('\n\n'),
   );
   if (record.threadId !== undefined) writer.attach(record.threadId);
+  const charts = threadArtifacts(view).filter((a) => imageKindOf(a) !== undefined);
   for (const [index, run] of view.runs.entries()) {
-    if (index > 0 || run.question.trim() !== view.question.trim()) {
+    if (run.rerun) writer.markdown(`## ${RERUN_TITLE}`);
+    else if (index > 0 || run.question.trim() !== view.question.trim()) {
       writer.markdown(`## ${index > 0 ? 'Follow-up question' : 'Question'}\n\n${blockquote(run.question)}`);
     }
-    await writeRun(writer, run, read);
+    await writeRun(writer, run, read, charts);
   }
   return {
     nbformat: 4,
@@ -75,7 +80,12 @@ export function notebookJson(notebook: NotebookV4): string {
 /** An image as the notebook's budget decides (embed, link, gone). */
 type ImageReader = (path: string) => Promise<ImageDecision>;
 
-async function writeRun(writer: CellWriter, run: RunView, read: ImageReader): Promise<void> {
+async function writeRun(
+  writer: CellWriter,
+  run: RunView,
+  read: ImageReader,
+  charts: Artifact[],
+): Promise<void> {
   for (const step of run.steps) {
     if (step.kind === 'prose') writer.markdown(closeOpenFence(step.text));
     else if (step.kind === 'note') {
@@ -91,13 +101,44 @@ async function writeRun(writer: CellWriter, run: RunView, read: ImageReader): Pr
   if (run.answer !== undefined) {
     const marked = markUngrounded(run.answer, run.grounding);
     const note = marked.note ? `\n\n${blockquote(`*${marked.note}*`)}` : '';
+    const placed = await attachProseImages(closeOpenFence(marked.text), charts, read);
     writer.markdown(
-      `## Answer\n\n${closeOpenFence(marked.text)}${note}`,
+      `## Answer\n\n${placed.text}${note}`,
       run.grounding ? { analyst: { grounding: run.grounding } } : undefined,
+      placed.attachments,
     );
   }
-  if (run.answer === undefined) writer.markdown(`**No answer.** ${endingSentence(run)}`);
+  if (run.rerun) {
+    // A re-run asks nothing: only an ending short of completed is worth a line.
+    if (run.status !== 'completed') writer.markdown(`*${endingSentence(run)}*`);
+  } else if (run.answer === undefined) writer.markdown(`**No answer.** ${endingSentence(run)}`);
   else if (run.status !== 'completed') writer.markdown(`*${endingSentence(run)}*`);
+}
+
+/**
+ * The answer's images that name a chart, as attachments of its Markdown cell: a downloaded
+ * notebook shows them without the workspace beside it.
+ */
+async function attachProseImages(
+  text: string,
+  charts: Artifact[],
+  read: ImageReader,
+): Promise<{ text: string; attachments: Record<string, Record<string, string>> | undefined }> {
+  const attachments: Record<string, Record<string, string>> = {};
+  const placed = await resolveProseImages(text, charts, async (artifact, alt) => {
+    const label = escapeInline(alt || baseName(artifact.path));
+    if (imageKindOf(artifact) !== 'raster') return `[${label}](${linkDestination(artifact.path)})`;
+    const image = await read(artifact.path);
+    if (image.kind === 'missing')
+      return `*${escapeInline(baseName(artifact.path))} is no longer in the workspace.*`;
+    if (image.kind === 'link') return `[${label}](${linkDestination(artifact.path)})`;
+    let name = baseName(artifact.path).replace(/[^A-Za-z0-9._-]/g, '_');
+    while (name in attachments && attachments[name]![image.mime] !== image.bytes.toString('base64'))
+      name = `_${name}`;
+    attachments[name] = { [image.mime]: image.bytes.toString('base64') };
+    return `![${label}](attachment:${name})`;
+  });
+  return { text: placed.text, attachments: Object.keys(attachments).length > 0 ? attachments : undefined };
 }
 
 /** A Python cell's outputs in the order Jupyter would show them: text, figures, then the failure. */
@@ -188,12 +229,17 @@ class CellWriter {
   readonly cells: NotebookCell[] = [];
   private executed = 0;
 
-  markdown(text: string, metadata: Record<string, unknown> = {}): void {
+  markdown(
+    text: string,
+    metadata: Record<string, unknown> = {},
+    attachments?: MarkdownCell['attachments'],
+  ): void {
     const cell: MarkdownCell = {
       cell_type: 'markdown',
       id: this.nextId('md'),
       metadata,
       source: toLines(text),
+      ...(attachments ? { attachments } : {}),
     };
     this.cells.push(cell);
   }

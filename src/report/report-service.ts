@@ -53,17 +53,33 @@ export class ReportService {
     workspace: Workspace,
     formats: Array<'md' | 'html' | 'ipynb'>,
     linkPrefix = '',
+    options: { embedMarkdownImages?: boolean } = {},
   ): Promise<RenderedDocuments> {
     const record = await this.record(thread);
     const files = await this.imageFiles(record, workspace);
+    const embedMarkdownImages = options.embedMarkdownImages ?? false;
     try {
-      return await renderInWorker({ record, linkPrefix, files, formats, imageBytes: this.imageBytes });
+      return await renderInWorker({
+        record,
+        linkPrefix,
+        files,
+        formats,
+        imageBytes: this.imageBytes,
+        embedMarkdownImages,
+      });
     } catch {
       // Over its bounds: the same documents with every image linked, not embedded.
       const sizes = Object.fromEntries(
         Object.entries(files).map(([path, f]) => [path, typeof f === 'number' ? f : f.byteLength]),
       );
-      return renderInWorker({ record, linkPrefix, files: sizes, formats, imageBytes: 0 });
+      return renderInWorker({
+        record,
+        linkPrefix,
+        files: sizes,
+        formats,
+        imageBytes: 0,
+        embedMarkdownImages,
+      });
     }
   }
 
@@ -74,7 +90,10 @@ export class ReportService {
     linkPrefix = '',
   ): Promise<Buffer> {
     const wanted = format === 'md' ? 'md' : 'html';
-    const documents = await this.documents(thread, workspace, [wanted], linkPrefix);
+    // A report downloaded alone carries its charts: links to the server break once saved.
+    const documents = await this.documents(thread, workspace, [wanted], linkPrefix, {
+      embedMarkdownImages: true,
+    });
     const text = documents[wanted] ?? '';
     return format === 'pdf' ? renderPdf(text) : Buffer.from(text);
   }

@@ -30,6 +30,8 @@ export interface RunView {
   answer?: string;
   /** The answer's numbers and whether each appears in what the run executed. */
   grounding?: GroundedNumber[];
+  /** A cell the person edited and ran again (no model, no question): shown as a re-run, never as a question. */
+  rerun?: true;
   steps: Step[];
 }
 
@@ -93,6 +95,7 @@ function forDocuments(run: LiveRunView, threadQuestion: string): RunView {
     steps,
   };
   if (run.reason) view.reason = run.reason;
+  if (run.protocol === 'cell') view.rerun = true;
   const answer = run.answer?.trim();
   if (answer) view.answer = answer;
   const final = run.steps.findLast((s) => s.kind === 'answer' && s.complete);

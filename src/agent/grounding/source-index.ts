@@ -1,3 +1,4 @@
+import { nonSourceSpans } from './non-sources.ts';
 import { scanNumbers } from './scan.ts';
 import type { Evidence, EvidenceText, GroundingSource } from './types.ts';
 
@@ -146,7 +147,10 @@ export class SourceIndex {
     const lineStarts = [0];
     for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lineStarts.push(i + 1);
     const pColumns = pValueColumns(text, lineStarts);
-    const calendar = [...text.matchAll(CALENDAR)].map((m) => [m.index, m.index + m[0].length] as const);
+    const calendar = [
+      ...[...text.matchAll(CALENDAR)].map((m) => [m.index, m.index + m[0].length] as const),
+      ...(evidence.kind === 'code' ? [] : nonSourceSpans(text)),
+    ].sort((a, b) => a[0] - b[0]);
     let nextCalendar = 0;
     let line = -1;
     let lineMayLabelP = false;

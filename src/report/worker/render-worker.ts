@@ -12,6 +12,8 @@ export interface RenderJob {
   files: Record<string, Uint8Array | number>;
   formats: DocumentFormat[];
   imageBytes: number;
+  /** The Markdown report embeds its charts (a download that must stand alone). */
+  embedMarkdownImages?: boolean;
 }
 
 export type ToRenderWorker = { id: number; job: RenderJob };
@@ -32,7 +34,10 @@ async function render(job: RenderJob): Promise<RenderedDocuments> {
     return Buffer.from(file.buffer, file.byteOffset, file.byteLength);
   });
   const record = { ...job.record, events: withArtifactPrefix(job.record.events, job.linkPrefix) };
-  return renderDocuments(record, read, job.formats, { imageBytes: job.imageBytes });
+  return renderDocuments(record, read, job.formats, {
+    imageBytes: job.imageBytes,
+    embedMarkdownImages: job.embedMarkdownImages ?? false,
+  });
 }
 
 const port = parentPort;

@@ -1,6 +1,6 @@
-import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { CellStep } from '../../../src/agent/view/steps.ts';
 import { currentLanguage, t } from '../i18n/i18n.ts';
+import { useFollow } from '../lib/follow.ts';
 import { useSecondsSince } from '../lib/hooks.ts';
 import type { RunState, ThreadSession } from '../state/thread-session.ts';
 import { StepCard } from './StepCard.tsx';
@@ -12,25 +12,13 @@ export function Chat(props: {
   onInspectCell: (cell: CellStep) => void;
   onOpenFile: (path: string) => void;
 }) {
-  const scroller = useRef<HTMLDivElement>(null);
-  const stick = useRef(true);
   const { session } = props;
   const language = currentLanguage();
-
-  // Follow the stream while the reader is at the bottom; leave them be once they scroll up.
-  useLayoutEffect(() => {
-    const el = scroller.current;
-    if (el && stick.current) el.scrollTop = el.scrollHeight;
-  });
-
-  const onScroll = () => {
-    const el = scroller.current;
-    if (el) stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
-  };
+  const follow = useFollow(session?.id);
 
   if (!session || session.runs.length === 0) {
     return (
-      <div class="chat-scroll" ref={scroller}>
+      <div class="chat-scroll" ref={follow.scrollerRef}>
         <div class="welcome">
           <h1>{t('chat.welcomeTitle')}</h1>
           <p>{t('chat.welcomeBody')}</p>
@@ -39,20 +27,17 @@ export function Chat(props: {
     );
   }
   return (
-    <div
-      class="chat-scroll"
-      ref={scroller}
-      onScroll={onScroll}
-      aria-live="off"
-      // A chart that loads after the card grew the page: stay at the bottom if we were there.
-      onLoadCapture={() => {
-        const el = scroller.current;
-        if (el && stick.current) el.scrollTop = el.scrollHeight;
-      }}
-    >
-      {session.runs.map((run) => (
-        <RunBlock key={run.id} run={run} {...props} session={session} language={language} />
-      ))}
+    <div class="chat-scroll" ref={follow.scrollerRef} onScroll={follow.onScroll} aria-live="off">
+      <div class="chat-runs" ref={follow.contentRef}>
+        {session.runs.map((run) => (
+          <RunBlock key={run.id} run={run} {...props} session={session} language={language} />
+        ))}
+      </div>
+      {!follow.following && (
+        <button type="button" id="jump-latest" class="jump-latest" onClick={follow.jumpToLatest}>
+          {t('chat.jumpToLatest')}
+        </button>
+      )}
     </div>
   );
 }
