@@ -122,7 +122,7 @@ describe('tools protocol: query and python_exec', () => {
           tool_calls: [{ id: 'call_bad', name: 'query', arguments: { sql: 'SELECT nope FROM sales' } }],
         },
         {
-          expect: { last_contains: 'no such column: nope' },
+          expect: { last_contains: 'Binder Error: Referenced column' },
           tool_calls: [{ id: 'call_p2', name: 'python_exec', arguments: { code: 'print(data)' } }],
         },
         { expect: { last_contains: 'does not fall back to older data' }, content: 'I could not compute it.' },

@@ -302,22 +302,20 @@ for read in (lambda: duckdb.sql("select * from 'bad.parquet'").fetchall(), lambd
     try:
         read()
     except duckdb.Error as e:
-        print(type(e).__name__, str(e).splitlines()[0][:40])
+        print(type(e).__name__, isinstance(e, duckdb.Error), str(e).splitlines()[0][:40])
 os.unlink("bad.parquet")`);
-      assert.match(
-        output,
-        /^(IOException|InvalidInputException) \S.*\n(IOException|InvalidInputException) \S.*\n$/,
-      );
+      // DuckDB's words vary with where the bytes break (IO Error, Invalid Error: TProtocolException)
+      assert.match(output, /^(\w+(Exception|Error) True \w+ Error: \S.*\n){2}$/);
       await nextCellRuns();
     });
 
     test('a Parquet bomb: aggregates stream, loading it whole is stopped', async () => {
       await ok(`import duckdb
-duckdb.sql("COPY (select repeat('a', 1000000) as s from range(3000)) TO 'bomb.parquet' (FORMAT parquet, COMPRESSION zstd)")`);
+duckdb.sql("COPY (select repeat('a', 1000000) as s from range(600)) TO 'bomb.parquet' (FORMAT parquet, COMPRESSION zstd)")`);
       const counted = await ok(
         'import duckdb\nprint(duckdb.sql("select count(*), sum(length(s)) from \'bomb.parquet\'").fetchone())',
       );
-      assert.equal(counted, '(3000, 3000000000)\n');
+      assert.equal(counted, '(600, 600000000)\n');
       const whole = await run(
         'import pandas as pd\nframe = pd.read_parquet("bomb.parquet")\nprint(len(frame))',
       );
