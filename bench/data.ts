@@ -17,7 +17,7 @@ const run = promisify(execFile);
 
 /** Sizes of the generated sales CSV, in MiB (`ANALYST_BENCH_DATA_MB`, comma-separated). */
 const SIZES_MB = (process.env.ANALYST_BENCH_DATA_MB ?? '100,1024').split(',').map(Number);
-/** Runs per query and engine (medians); pandas runs fewer on large files (`ANALYST_BENCH_DATA_PANDAS_N`). */
+/** Runs per query and engine (medians); pandas runs fewer on large files (`ANALYST_BENCH_DATA_PANDAS_N`, 0 skips it). */
 const N = Number(process.env.ANALYST_BENCH_N ?? 3);
 const PANDAS_N = Number(process.env.ANALYST_BENCH_DATA_PANDAS_N ?? 1);
 /** DuckDB's share of the container's memory, as the sandbox's duckdb module sets it. */
@@ -258,6 +258,7 @@ async function pandasTimes(
   format: 'csv' | 'parquet',
   compute: string,
 ): Promise<number[] | undefined> {
+  if (PANDAS_N <= 0) return undefined;
   const read = format === 'csv' ? 'pd.read_csv("sales.csv")' : 'pd.read_parquet("sales.parquet")';
   const code = [
     'import pandas as pd',
