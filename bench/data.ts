@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { createReadStream, existsSync } from 'node:fs';
+import { createReadStream, existsSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +17,7 @@ const run = promisify(execFile);
 
 /** Sizes of the generated sales CSV, in MiB (`ANALYST_BENCH_DATA_MB`, comma-separated). */
 const SIZES_MB = (process.env.ANALYST_BENCH_DATA_MB ?? '100,1024').split(',').map(Number);
-/** Runs per query and engine (medians); pandas runs fewer on large files (`ANALYST_BENCH_DATA_PANDAS_N`). */
+/** Runs per query and engine (medians); pandas runs fewer on large files (`ANALYST_BENCH_DATA_PANDAS_N`, 0 skips it). */
 const N = Number(process.env.ANALYST_BENCH_N ?? 3);
 const PANDAS_N = Number(process.env.ANALYST_BENCH_DATA_PANDAS_N ?? 1);
 /** DuckDB's share of the container's memory, as the sandbox's duckdb module sets it. */
@@ -55,6 +55,7 @@ const QUERIES: { name: string; sql: string; pandas: string }[] = [
 interface Files {
   dir: string;
   csv: string;
+  csvBytes: number;
   parquet: string;
   stores: string;
 }
@@ -152,15 +153,17 @@ export async function runDataBench(): Promise<void> {
 
 async function dataFiles(root: string, mb: number): Promise<Files> {
   const dir = join(root, `sales-${mb}mb`);
+  const csv = join(dir, 'sales.csv');
   const files = {
     dir,
-    csv: join(dir, 'sales.csv'),
+    csv,
+    csvBytes: existsSync(csv) ? statSync(csv).size : 0,
     parquet: join(dir, 'sales.parquet'),
     stores: join(dir, 'stores.csv'),
   };
   if (existsSync(files.parquet)) return files;
   await mkdir(dir, { recursive: true });
-  await generateSales({ path: files.csv, bytes: mb * 1024 * 1024, seed: 42 });
+  files.csvBytes = (await generateSales({ path: files.csv, bytes: mb * 1024 * 1024, seed: 42 })).bytes;
   const stores = ['store,manager,city'];
   for (let i = 1; i <= 200; i++)
     stores.push(`S${String(i).padStart(3, '0')},Manager ${1 + (i % 23)},City ${1 + (i % 37)}`);
@@ -255,6 +258,7 @@ async function pandasTimes(
   format: 'csv' | 'parquet',
   compute: string,
 ): Promise<number[] | undefined> {
+  if (PANDAS_N <= 0) return undefined;
   const read = format === 'csv' ? 'pd.read_csv("sales.csv")' : 'pd.read_parquet("sales.parquet")';
   const code = [
     'import pandas as pd',
@@ -328,7 +332,7 @@ async function offlineAnswer(
       // not an event of interest
     }
   }
-  let hostMs = 0;
+  let hostMs = await lookOnHost(host, "read_csv('sales.csv', delim=',', header=true)");
   for (const sql of codes.flatMap(sqlOfCell)) hostMs += await host.time(sql);
   console.log(
     JSON.stringify({
@@ -340,6 +344,30 @@ async function offlineAnswer(
     }),
   );
   return { ratio: round(ms / Math.max(hostMs, 1), 2), ms, hostMs };
+}
+
+/**
+ * The look cell's DuckDB queries on a large file (python/look.py's look_large, which builds them
+ * in Python, so they are not in its code as literals): the first rows, one scan of counts and
+ * ranges, one of the frequent values of columns with at most 10,000 distinct values.
+ */
+async function lookOnHost(host: Awaited<ReturnType<typeof hostDuckdb>>, source: string): Promise<number> {
+  const columns = ['order_id', 'date', 'region', 'store', 'product', 'qty', 'price'];
+  const quoted = columns.map((c) => `"${c}"`);
+  const stats = quoted.flatMap((c) => [
+    `count(${c})`,
+    `approx_count_distinct(${c})`,
+    `min(${c})`,
+    `max(${c})`,
+  ]);
+  const counted = ['"date"', '"region"', '"store"', '"product"', '"qty"'].map((c) => `CAST(${c} AS VARCHAR)`);
+  return (
+    (await host.time(`SELECT * FROM ${source} LIMIT 20000`)) +
+    (await host.time(`SELECT count(*), ${stats.join(', ')} FROM ${source}`)) +
+    (await host.time(
+      `SELECT ${counted.join(', ')}, count(*), GROUPING_ID(${counted.join(', ')}) FROM ${source} GROUP BY GROUPING SETS (${counted.map((_, i) => `(${i + 1})`).join(', ')})`,
+    ))
+  );
 }
 
 /** The SQL strings a cell passes to duckdb.sql (JSON- or single-quoted literals, as the analyst writes them). */
