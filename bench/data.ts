@@ -336,7 +336,7 @@ async function offlineAnswer(
   for (const sql of codes.flatMap(sqlOfCell)) hostMs += await host.time(sql);
   console.log(
     JSON.stringify({
-      name: 'data offline answer: 1 GB CSV, total qty by region',
+      name: `data offline answer: ${Math.round(files.csvBytes / 2 ** 20)} MB CSV, total qty by region`,
       ms: round(ms),
       host_duckdb_ms: round(hostMs),
       cells: codes.length,
