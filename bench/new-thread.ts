@@ -54,6 +54,8 @@ interface RunStages {
   rounds_ms: number[];
   /** The answer closed → [DONE]. */
   tail_ms: number;
+  /** Cells beyond the two scripted (a cell failed, e.g. on an overloaded host, and was asked again). */
+  extra_cells?: number;
 }
 
 /**
@@ -203,15 +205,23 @@ async function streamedRun(url: string, fileId: string): Promise<RunStages> {
     }
   }
   const total = at();
-  if (!content.includes('ROUND-2-DONE') || answerAt === undefined || marks.length !== 4)
+  if (!content.includes('ROUND-2-DONE') || answerAt === undefined || marks.length < 4 || marks.length % 2)
     throw new Error(`the run did not do three rounds: ${content.slice(-500)}`);
-  const [code1, out1, code2, out2] = marks as [number, number, number, number];
+  // Pairs of (code closed, output arrived); more than two cells when one failed and the model
+  // asked again (a busy host): such a run is flagged, not dropped.
+  const cells: number[] = [];
+  const rounds: number[] = [];
+  for (let i = 0; i < marks.length; i += 2) {
+    cells.push(round(marks[i + 1]! - marks[i]!, 1));
+    rounds.push(round((marks[i + 2] ?? answerAt) - marks[i + 1]!, 1));
+  }
   return {
     total_ms: round(total, 1),
     first_chunk_ms: round(firstChunk ?? Number.NaN, 1),
-    cells_ms: [round(out1 - code1, 1), round(out2 - code2, 1)],
-    rounds_ms: [round(code2 - out1, 1), round(answerAt - out2, 1)],
+    cells_ms: cells,
+    rounds_ms: rounds,
     tail_ms: round(total - answerAt, 1),
+    ...(cells.length > 2 ? { extra_cells: cells.length - 2 } : {}),
   };
 }
 
