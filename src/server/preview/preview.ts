@@ -4,8 +4,8 @@ import { z } from 'zod';
  * The preview of one workspace file (GET /v1/threads/{id}/preview/{path}): a page of a
  * table (CSV/TSV, an Excel sheet, a SQLite table, Parquet, JSON records), lines of text, or
  * just the kind for images, PDFs and other binaries (the client shows those from the file's
- * download URL). Every parser reads through the thread's Workspace; binary formats are
- * parsed in a worker thread bounded in memory and time (`worker-pool.ts`).
+ * download URL). The file is opened through the thread's Workspace and parsed in a child
+ * process bounded in memory, CPU and time (`preview-processes.ts`), never in the server.
  */
 
 export type PreviewKind = 'table' | 'text' | 'image' | 'pdf' | 'json' | 'binary';
@@ -28,6 +28,11 @@ export interface Preview {
   limit: number;
   /** Rows of the table (text: lines) in all; null when it cannot be known cheaply. */
   total_rows: number | null;
+  /**
+   * True when `total_rows` is an estimate (a big CSV or text file counted from its first
+   * megabyte, so the first page need not wait for a full scan); absent when it is exact.
+   */
+  total_rows_estimated?: true;
   /** Excel: every sheet's name; `sheet` is the one shown. */
   sheets?: string[];
   sheet?: string;

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../deps.ts';
+import { abortOnHangUp } from '../hang-up.ts';
 import { PreviewQuerySchema } from '../preview/preview.ts';
 import { PreviewService } from '../preview/preview-service.ts';
 import { validate } from '../validate.ts';
@@ -9,7 +10,8 @@ type Params = { Params: { id: string; '*': string } };
 /**
  * GET /v1/threads/{id}/preview/{path}?offset=&limit=&sheet=&table= — a page of a workspace
  * file as JSON (`Preview`): tables, sheets, SQLite tables, Parquet, JSON, text, or the kind
- * of an image, PDF or binary. Read through the thread's Workspace only.
+ * of an image, PDF or binary. Opened through the thread's Workspace only, parsed in a
+ * bounded child process.
  */
 export function registerPreviewRoutes(app: FastifyInstance, deps: AppDeps): void {
   const previews = new PreviewService();
@@ -18,7 +20,9 @@ export function registerPreviewRoutes(app: FastifyInstance, deps: AppDeps): void
     const query = validate(PreviewQuerySchema, request.query ?? {}, 'the query');
     const thread = await deps.threads.get(request.owner, request.params.id);
     const workspace = await deps.threads.workspace(thread);
-    const preview = await previews.preview(workspace, request.params['*'], query);
+    // A client that hangs up stops its preview's process (and frees its place in the queue).
+    const hangUp = abortOnHangUp(reply.raw);
+    const preview = await previews.preview(workspace, request.params['*'], query, hangUp.signal);
     return reply.header('cache-control', 'no-store').send(preview);
   });
 }

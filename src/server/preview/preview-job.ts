@@ -1,0 +1,55 @@
+import { z } from 'zod';
+
+/**
+ * What the server asks a preview process for (on its stdin, as JSON) and what it answers
+ * (on its stdout). The file itself is the process's descriptor 3, opened by the server
+ * through the Workspace; nothing here names a host path but the job's private directory.
+ */
+
+export const RowIndexSchema = z.object({
+  rows: z.number().int().min(0),
+  checkpoints: z.array(z.number().int().min(0)),
+  stride: z.number().int().min(1),
+});
+
+export const PreviewJobSchema = z.object({
+  format: z.enum(['csv', 'tsv', 'text', 'xlsx', 'sqlite', 'parquet', 'json', 'unknown']),
+  /** The file's name in the workspace (for messages) and size when it was opened. */
+  path: z.string(),
+  bytes: z.number().int().min(0),
+  offset: z.number().int().min(0),
+  limit: z.number().int().min(0),
+  sheet: z.string().optional(),
+  table: z.string().optional(),
+  /** CSV/TSV/text: where rows start, from an earlier job on the same file version. */
+  index: RowIndexSchema.optional(),
+  /** A directory of this job only (SQLite's copy goes there); removed when the job ends. */
+  scratchDir: z.string(),
+});
+export type PreviewJob = z.infer<typeof PreviewJobSchema>;
+
+const CellSchema = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+const ColumnSchema = z.object({
+  name: z.string(),
+  type: z.enum(['integer', 'number', 'boolean', 'date', 'string', 'json', 'bytes']),
+});
+
+export const PreviewPageSchema = z.object({
+  kind: z.enum(['table', 'text', 'json', 'binary']),
+  columns: z.array(ColumnSchema),
+  rows: z.array(z.array(CellSchema)),
+  total_rows: z.number().int().min(0).nullable(),
+  total_rows_estimated: z.literal(true).optional(),
+  sheets: z.array(z.string()).optional(),
+  sheet: z.string().optional(),
+  tables: z.array(z.string()).optional(),
+  table: z.string().optional(),
+  truncated: z.literal(true).optional(),
+});
+export type PreviewPage = z.infer<typeof PreviewPageSchema>;
+
+export const PreviewAnswerSchema = z.union([
+  z.object({ ok: z.literal(true), page: PreviewPageSchema, index: RowIndexSchema.optional() }),
+  z.object({ ok: z.literal(false), message: z.string() }),
+]);
+export type PreviewAnswer = z.infer<typeof PreviewAnswerSchema>;
