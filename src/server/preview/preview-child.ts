@@ -1,3 +1,4 @@
+import { constants, openSync } from 'node:fs';
 import { fdSource, readRange } from './fd-source.ts';
 import { readJson } from './json.ts';
 import { readParquet } from './parquet.ts';
@@ -8,16 +9,19 @@ import { previewText } from './text-preview.ts';
 import { readXlsx } from './xlsx.ts';
 
 /**
- * A preview process (started by `preview-processes.ts` under prlimit): reads one job as JSON
- * on stdin, reads the file from descriptor 3, writes one answer as JSON on stdout and exits.
+ * A preview process (started by `preview-processes.ts` under prlimit, ahead of its job):
+ * reads one job as JSON on stdin, opens the server's descriptor of the file, writes one
+ * answer as JSON on stdout and exits.
  * Everything a hostile file can make a parser do — allocate, spin, copy — happens here, in a
  * process the server kills at its limits.
  */
-const FILE_FD = 3;
 const MAX_WHOLE_BYTES = { xlsx: 64 * 1024 * 1024, json: 32 * 1024 * 1024 };
 
 async function run(job: PreviewJob): Promise<Extract<PreviewAnswer, { ok: true }>> {
-  const file = fdSource(FILE_FD, job);
+  const file = fdSource(
+    openSync(job.source, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY),
+    job,
+  );
   const query = { offset: job.offset, limit: job.limit };
   switch (job.format) {
     case 'csv':

@@ -2,8 +2,9 @@ import { z } from 'zod';
 
 /**
  * What the server asks a preview process for (on its stdin, as JSON) and what it answers
- * (on its stdout). The file itself is the process's descriptor 3, opened by the server
- * through the Workspace; nothing here names a host path but the job's private directory.
+ * (on its stdout). The file is one the server opened through the Workspace, named by its
+ * descriptor in the server (`/proc/<pid>/fd/<n>`): opening that reopens the very file the
+ * server holds, whatever a cell does to its path meanwhile.
  */
 
 export const RowIndexSchema = z.object({
@@ -13,6 +14,8 @@ export const RowIndexSchema = z.object({
 });
 
 export const PreviewJobSchema = z.object({
+  /** The server's open descriptor of the file. */
+  source: z.string().regex(/^\/proc\/\d+\/fd\/\d+$/),
   format: z.enum(['csv', 'tsv', 'text', 'xlsx', 'sqlite', 'parquet', 'json', 'unknown']),
   /** The file's name in the workspace (for messages) and size when it was opened. */
   path: z.string(),

@@ -1,70 +1,101 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { abortError } from '../../errors/abort.ts';
 import { InvalidInputError } from '../../errors/index.ts';
+import type { FromLauncher, LaunchSettings, ToLauncher } from './launcher-protocol.ts';
 import { type PreviewAnswer, PreviewAnswerSchema, type PreviewJob } from './preview-job.ts';
 import { MAX_SQLITE_BYTES } from './sqlite.ts';
 
 export interface PreviewProcessOptions {
   /** Writable memory of each process (RLIMIT_DATA: heap, buffers, a decompressor's output). Default 512 MiB. */
   memoryBytes?: number;
-  /** One job's time from its start; its CPU limit is this plus a second. Default 15 s. */
+  /** One job's time from its start; its CPU limit is this plus 3 s (for starting). Default 15 s. */
   timeoutMs?: number;
   /** Processes at once (jobs beyond wait their turn). Default 2. */
   processes?: number;
   /** Largest answer read back. Default 32 MiB. */
   maxAnswerBytes?: number;
+  /**
+   * Where each job's private directory is made (the server's data directory in production,
+   * so what a crash left is removed at the next start). Default a new temporary directory.
+   */
+  scratchDir?: string;
 }
 
 const CHILD = fileURLToPath(new URL('./preview-child.mjs', import.meta.url));
+const LAUNCHER = new URL('./launcher-thread.mjs', import.meta.url);
+
+interface Ended {
+  code: number | null;
+  signal: string | null;
+  answer: string;
+  answerTooBig: boolean;
+  stderr: string;
+  spawnError?: string;
+}
+
+interface Launch {
+  pid?: number;
+  /** Killed before its pid was known: kill it when it is. */
+  killWhenStarted: boolean;
+  ended: (result: Ended) => void;
+}
 
 /**
  * Runs preview jobs in child processes, one job each, under `prlimit`: writable memory
  * (RLIMIT_DATA, which counts what a parser allocates but not the address space V8 and
- * WebAssembly only reserve), CPU seconds, the size of any file it writes (its SQLite copy)
- * and no core dumps. A job over its time, or whose client hung up, has its process group
- * killed — native code included, which a worker thread's terminate cannot stop — and its
- * private directory removed before the job settles. The file is handed over as descriptor 3,
- * opened by the server through the Workspace.
+ * WebAssembly only reserve, so Node can run under it), CPU seconds, the size of any file it
+ * writes (its SQLite copy) and no core dumps. A job over its time, or whose client hung up,
+ * has its process group killed — native code included, which a worker thread's terminate
+ * cannot stop — and its private directory removed before the job settles. Processes are
+ * started by a launcher thread (`launcher-thread.ts`), which keeps one spare ready.
  */
 export class PreviewProcesses {
-  private readonly running = new Set<ChildProcess>();
-  private readonly waiting: Array<{
-    start: () => void;
-    abortSignal?: AbortSignal;
-    fail: (e: Error) => void;
-  }> = [];
+  private readonly waiting: Array<{ start: () => void; fail: (e: Error) => void }> = [];
+  private readonly launches = new Map<number, Launch>();
+  private readonly jobs = new Set<Promise<unknown>>();
+  private launcher: Worker | undefined;
+  private nextId = 0;
   private active = 0;
   private closed = false;
+  private scratch: Promise<string> | undefined;
   /** Processes started in all (for tests and status). */
   started = 0;
 
   constructor(private readonly options: PreviewProcessOptions = {}) {
     process.once('exit', () => {
-      for (const child of this.running) killGroup(child);
+      for (const launch of this.launches.values()) if (launch.pid) killGroup(launch.pid);
     });
   }
 
   async run(
     job: Omit<PreviewJob, 'scratchDir'>,
-    descriptor: number,
     abortSignal?: AbortSignal,
   ): Promise<Extract<PreviewAnswer, { ok: true }>> {
     await this.acquire(abortSignal);
+    const running = this.runJob(job, abortSignal);
+    this.jobs.add(running);
     try {
-      return await this.spawnJob(job, descriptor, abortSignal);
+      return await running;
     } finally {
+      this.jobs.delete(running);
       this.release();
     }
   }
 
+  /** Stops every process and waiting job, and removes every job's directory. */
   async close(): Promise<void> {
     this.closed = true;
     for (const waiter of this.waiting.splice(0)) waiter.fail(new Error('the preview processes are closed'));
-    for (const child of this.running) killGroup(child);
+    for (const launch of this.launches.values()) this.kill(launch);
+    await Promise.allSettled([...this.jobs]);
+    this.launcher?.postMessage({ type: 'close' } satisfies ToLauncher);
+    this.launcher = undefined;
+    const root = await this.scratch?.catch(() => undefined);
+    if (root) await rm(root, { recursive: true, force: true });
   }
 
   private acquire(abortSignal?: AbortSignal): Promise<void> {
@@ -75,19 +106,18 @@ export class PreviewProcesses {
       return Promise.resolve();
     }
     return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        const at = this.waiting.indexOf(waiter);
+        if (at !== -1) this.waiting.splice(at, 1);
+        reject(abortError('the client hung up'));
+      };
       const waiter = {
         start: () => {
           abortSignal?.removeEventListener('abort', onAbort);
           this.active++;
           resolve();
         },
-        abortSignal,
         fail: reject,
-      };
-      const onAbort = () => {
-        const at = this.waiting.indexOf(waiter);
-        if (at !== -1) this.waiting.splice(at, 1);
-        reject(abortError('the client hung up'));
       };
       abortSignal?.addEventListener('abort', onAbort, { once: true });
       this.waiting.push(waiter);
@@ -99,92 +129,62 @@ export class PreviewProcesses {
     this.waiting.shift()?.start();
   }
 
-  private async spawnJob(
+  private async runJob(
     job: Omit<PreviewJob, 'scratchDir'>,
-    descriptor: number,
     abortSignal?: AbortSignal,
   ): Promise<Extract<PreviewAnswer, { ok: true }>> {
     const timeoutMs = this.options.timeoutMs ?? 15_000;
     const memoryBytes = this.options.memoryBytes ?? 512 * 1024 * 1024;
-    const maxAnswerBytes = this.options.maxAnswerBytes ?? 32 * 1024 * 1024;
-    const scratchDir = await mkdtemp(join(tmpdir(), 'analyst-preview-'));
+    const memory = `${memoryBytes / 1024 / 1024} MiB`;
+    const scratchDir = await mkdtemp(join(await this.scratchRoot(), 'job-'));
     try {
-      const child = spawn(
-        'prlimit',
-        [
-          `--data=${memoryBytes}`,
-          `--cpu=${Math.ceil(timeoutMs / 1000) + 1}`,
-          `--fsize=${MAX_SQLITE_BYTES + 1024 * 1024}`,
-          '--core=0',
-          '--',
-          process.execPath,
-          '--max-old-space-size=256',
-          CHILD,
-        ],
-        {
-          // Its own process group: a kill reaches whatever it started too.
-          detached: true,
-          stdio: ['pipe', 'pipe', 'pipe', descriptor],
-          env: childEnvironment(),
-        },
-      );
-      this.started++;
-      this.running.add(child);
-      let why: 'timeout' | 'hang-up' | 'too-big' | undefined;
-      const stop = (reason: typeof why) => {
+      let why: 'timeout' | 'hang-up' | undefined;
+      const id = this.nextId++;
+      const ended = new Promise<Ended>((resolve) => {
+        this.launches.set(id, { killWhenStarted: false, ended: resolve });
+      });
+      const launch = this.launches.get(id)!;
+      const stop = (reason: 'timeout' | 'hang-up') => {
         why ??= reason;
-        killGroup(child);
+        this.kill(launch);
       };
       const timer = setTimeout(() => stop('timeout'), timeoutMs);
       const onAbort = () => stop('hang-up');
       abortSignal?.addEventListener('abort', onAbort, { once: true });
-      const out: Buffer[] = [];
-      let outBytes = 0;
-      let errText = '';
-      child.stdout!.on('data', (chunk: Buffer) => {
-        outBytes += chunk.length;
-        if (outBytes > maxAnswerBytes) stop('too-big');
-        else out.push(chunk);
-      });
-      child.stderr!.on('data', (chunk: Buffer) => {
-        if (errText.length < 8192) errText += chunk.toString('utf8');
-      });
-      child.stdin!.on('error', () => {}); // a process that died first: its exit says why
-      child.stdin!.end(JSON.stringify({ ...job, scratchDir } satisfies PreviewJob));
-      const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>(
-        (resolve) => {
-          child.once('error', (error) => resolve({ code: null, signal: null, error }));
-          child.once('close', (code, signal) => resolve({ code, signal }));
-        },
-      );
+      if (this.closed) this.kill(launch);
+      this.launcherThread().postMessage({
+        type: 'run',
+        id,
+        job: JSON.stringify({ ...job, scratchDir } satisfies PreviewJob),
+      } satisfies ToLauncher);
+      this.started++;
+      const exit = await ended;
       clearTimeout(timer);
       abortSignal?.removeEventListener('abort', onAbort);
-      this.running.delete(child);
-      const seconds = timeoutMs / 1000;
+      this.launches.delete(id);
       const unreadable = (reason: string) =>
         new InvalidInputError(`the file ${reason}; it cannot be previewed`, { param: 'path' });
       if (why === 'hang-up') throw abortError('the client hung up');
+      if (this.closed) throw new Error('the preview processes are closed');
       if (why === 'timeout' || exit.signal === 'SIGXCPU')
-        throw unreadable(`took longer than ${seconds} s to read`);
-      if (why === 'too-big')
-        throw unreadable(`gives a preview larger than ${maxAnswerBytes / 1024 / 1024} MiB`);
-      if (exit.error)
-        throw new Error(`a preview process could not start: ${exit.error.message}`, { cause: exit.error });
+        throw unreadable(`took longer than ${timeoutMs / 1000} s to read`);
+      if (exit.answerTooBig) throw unreadable('gives a preview larger than the answer limit');
+      if (exit.spawnError) throw new Error(`a preview process could not start: ${exit.spawnError}`);
       if (exit.signal === 'SIGXFSZ') throw unreadable('is too large to copy');
       if (exit.code !== 0) {
         if (
-          /out of memory|allocation failed|heap limit|ENOMEM/i.test(errText) ||
+          /out of memory|allocation failed|heap limit|ENOMEM/i.test(exit.stderr) ||
           exit.signal === 'SIGTRAP' ||
           exit.signal === 'SIGABRT'
         )
-          throw unreadable(`needs more than ${memoryBytes / 1024 / 1024} MiB to read`);
+          throw unreadable(`needs more than ${memory} to read`);
         throw unreadable(`stopped its reader (${exit.signal ?? `exit ${exit.code}`})`);
       }
-      const parsed = PreviewAnswerSchema.safeParse(safeJson(Buffer.concat(out).toString('utf8')));
+      const parsed = PreviewAnswerSchema.safeParse(safeJson(exit.answer));
       if (!parsed.success) throw unreadable('gave a preview that is not valid');
       if (!parsed.data.ok) {
         if (/allocation failed|out of memory/i.test(parsed.data.message))
-          throw unreadable(`needs more than ${memoryBytes / 1024 / 1024} MiB to read`);
+          throw unreadable(`needs more than ${memory} to read`);
         throw new InvalidInputError(`the file cannot be previewed: ${parsed.data.message}`, {
           param: 'path',
         });
@@ -194,14 +194,77 @@ export class PreviewProcesses {
       await rm(scratchDir, { recursive: true, force: true });
     }
   }
+
+  private kill(launch: Launch): void {
+    if (launch.pid === undefined) launch.killWhenStarted = true;
+    else killGroup(launch.pid);
+  }
+
+  private launcherThread(): Worker {
+    if (this.launcher) return this.launcher;
+    const timeoutMs = this.options.timeoutMs ?? 15_000;
+    const settings: LaunchSettings = {
+      command: 'prlimit',
+      args: [
+        `--data=${this.options.memoryBytes ?? 512 * 1024 * 1024}`,
+        `--cpu=${Math.ceil(timeoutMs / 1000) + 3}`,
+        `--fsize=${MAX_SQLITE_BYTES + 1024 * 1024}`,
+        '--core=0',
+        '--',
+        process.execPath,
+        '--max-old-space-size=256',
+        CHILD,
+      ],
+      env: childEnvironment(),
+      maxAnswerBytes: this.options.maxAnswerBytes ?? 32 * 1024 * 1024,
+    };
+    const launcher = new Worker(LAUNCHER, { workerData: settings, stdout: false, stderr: false });
+    launcher.unref();
+    launcher.on('message', (message: FromLauncher) => {
+      const launch = this.launches.get(message.id);
+      if (!launch) return;
+      if (message.type === 'started') {
+        launch.pid = message.pid;
+        if (launch.killWhenStarted) killGroup(message.pid);
+      } else launch.ended(message);
+    });
+    const failAll = (error: Error) => {
+      this.launcher = undefined;
+      for (const launch of this.launches.values())
+        launch.ended({
+          code: null,
+          signal: null,
+          answer: '',
+          answerTooBig: false,
+          stderr: '',
+          spawnError: error.message,
+        });
+    };
+    launcher.on('error', failAll);
+    launcher.on('exit', () => failAll(new Error('the preview launcher stopped')));
+    this.launcher = launcher;
+    return launcher;
+  }
+
+  /** The parent of the jobs' directories; what an earlier server left there is removed first. */
+  private scratchRoot(): Promise<string> {
+    this.scratch ??= (async () => {
+      const root = this.options.scratchDir;
+      if (root === undefined) return mkdtemp(join(tmpdir(), 'analyst-preview-'));
+      await rm(root, { recursive: true, force: true });
+      await mkdir(root, { recursive: true, mode: 0o700 });
+      return root;
+    })();
+    this.scratch.catch(() => (this.scratch = undefined));
+    return this.scratch;
+  }
 }
 
-function killGroup(child: ChildProcess): void {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+function killGroup(pid: number): void {
   try {
-    process.kill(-child.pid, 'SIGKILL');
+    process.kill(-pid, 'SIGKILL');
   } catch {
-    child.kill('SIGKILL');
+    // already gone
   }
 }
 

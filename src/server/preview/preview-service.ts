@@ -9,8 +9,8 @@ const MAX_INDEXES = 64;
 
 /**
  * Previews of workspace files (SPEC §8, the inspector): picks the reader by the file's name,
- * opens the file through the thread's Workspace and hands it to a preview process
- * (`preview-processes.ts`), where every parser runs: no byte of a user's file is parsed in
+ * opens the file through the thread's Workspace and hands its descriptor to a preview
+ * process (`preview-processes.ts`), where every parser runs: no byte of a user's file is parsed in
  * the server. Images and PDFs are only named (the client shows them from the download URL).
  * Row indexes of CSV and text files come back from the processes and are kept here per file
  * version (workspace, path, size, time), so later pages seek instead of scanning.
@@ -42,9 +42,11 @@ export class PreviewService {
         return { ...base, kind: format, columns: [], rows: [], total_rows: 0 };
       if (file.descriptor === undefined)
         throw new Error(`the workspace gave ${file.path} without a descriptor; previews need local files`);
+      const source = `/proc/${process.pid}/fd/${file.descriptor}`;
       const key = `${workspace.id}\u0000${file.path}\u0000${file.bytes}\u0000${file.modifiedAt.getTime()}`;
       const index = this.indexes.get(key);
       const job: Omit<PreviewJob, 'scratchDir'> = {
+        source,
         format,
         path: file.path,
         bytes: file.bytes,
@@ -54,7 +56,7 @@ export class PreviewService {
         ...(query.table !== undefined ? { table: query.table } : {}),
         ...(index ? { index } : {}),
       };
-      const answer = await this.processes.run(job, file.descriptor, abortSignal);
+      const answer = await this.processes.run(job, abortSignal);
       if (answer.index) this.keepIndex(key, answer.index);
       else if (index) this.keepIndex(key, index);
       return { ...base, ...answer.page };

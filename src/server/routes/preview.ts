@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../deps.ts';
 import { abortOnHangUp } from '../hang-up.ts';
@@ -14,8 +15,9 @@ type Params = { Params: { id: string; '*': string } };
  * bounded child process.
  */
 export function registerPreviewRoutes(app: FastifyInstance, deps: AppDeps): void {
-  const previews = new PreviewService();
-  app.addHook('onClose', async () => previews.close());
+  const previews = new PreviewService({ scratchDir: join(deps.config.dataDir, 'preview-scratch') });
+  // Before the server waits for its requests: a preview in progress ends now, not at its time limit.
+  app.addHook('preClose', async () => previews.close());
   app.get<Params>('/v1/threads/:id/preview/*', async (request, reply) => {
     const query = validate(PreviewQuerySchema, request.query ?? {}, 'the query');
     const thread = await deps.threads.get(request.owner, request.params.id);
