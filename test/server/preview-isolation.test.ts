@@ -125,6 +125,10 @@ describe('previews of hostile and big files run outside the server', () => {
     ).id as string;
     const { threads } = server.service.deps;
     root = (await threads.workspace(await threads.get('local', thread))).mount().path;
+    // The first preview starts the launcher thread and its spare process, once per server:
+    // the attacks are measured against a server that has previewed before.
+    await place('warm.csv', 'a\n1\n');
+    assert.equal((await server.fetch(previewUrl('warm.csv'))).status, 200);
   });
   after(async () => server.close());
 
