@@ -54,6 +54,8 @@ export interface Preview {
   offset: number;
   limit: number;
   total_rows: number | null;
+  /** True when `total_rows` is an estimate (a big CSV or text file, not scanned whole). */
+  total_rows_estimated?: true;
   sheets?: string[];
   sheet?: string;
   tables?: string[];
