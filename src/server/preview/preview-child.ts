@@ -4,6 +4,7 @@ import { readJson } from './json.ts';
 import { readParquet } from './parquet.ts';
 import { type FileSource, looksLikeText } from './preview.ts';
 import { type PreviewAnswer, type PreviewJob, PreviewJobSchema, type PreviewPage } from './preview-job.ts';
+import { MAX_PROFILE_ROWS, profileOf } from './profile.ts';
 import { copySqlite, readSqlite } from './sqlite.ts';
 import { previewText } from './text-preview.ts';
 import { readXlsx } from './xlsx.ts';
@@ -16,6 +17,15 @@ import { readXlsx } from './xlsx.ts';
  * process the server kills at its limits.
  */
 const MAX_WHOLE_BYTES = { xlsx: 64 * 1024 * 1024, json: 32 * 1024 * 1024 };
+
+/** A profile: the first rows of the table as one big page, summed up (the rows stay here). */
+async function profile(job: PreviewJob): Promise<Extract<PreviewAnswer, { ok: true }>> {
+  const answer = await run({ ...job, offset: 0, limit: MAX_PROFILE_ROWS });
+  const { page } = answer;
+  if (page.kind !== 'table' && page.kind !== 'json')
+    throw new Error('only tables (CSV/TSV, Excel, SQLite, Parquet, JSON records) can be profiled');
+  return { ...answer, page: { ...page, rows: [] }, profile: profileOf(page.columns, page.rows) };
+}
 
 async function run(job: PreviewJob): Promise<Extract<PreviewAnswer, { ok: true }>> {
   const file = fdSource(
@@ -98,7 +108,8 @@ async function main(): Promise<void> {
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   let answer: PreviewAnswer;
   try {
-    answer = await run(PreviewJobSchema.parse(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
+    const job = PreviewJobSchema.parse(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+    answer = await (job.mode === 'profile' ? profile(job) : run(job));
   } catch (error) {
     answer = { ok: false, message: error instanceof Error ? error.message : String(error) };
   }

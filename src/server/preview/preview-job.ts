@@ -16,6 +16,8 @@ export const RowIndexSchema = z.object({
 export const PreviewJobSchema = z.object({
   /** The server's open descriptor of the file. */
   source: z.string().regex(/^\/proc\/\d+\/fd\/\d+$/),
+  /** A page of the file, or a profile of its table's first rows (`profile.ts`). Default page. */
+  mode: z.enum(['page', 'profile']).default('page'),
   format: z.enum(['csv', 'tsv', 'text', 'xlsx', 'sqlite', 'parquet', 'json', 'unknown']),
   /** The file's name in the workspace (for messages) and size when it was opened. */
   path: z.string(),
@@ -29,7 +31,7 @@ export const PreviewJobSchema = z.object({
   /** A directory of this job only (SQLite's copy goes there); removed when the job ends. */
   scratchDir: z.string(),
 });
-export type PreviewJob = z.infer<typeof PreviewJobSchema>;
+export type PreviewJob = z.input<typeof PreviewJobSchema>;
 
 const CellSchema = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 const ColumnSchema = z.object({
@@ -51,8 +53,32 @@ export const PreviewPageSchema = z.object({
 });
 export type PreviewPage = z.infer<typeof PreviewPageSchema>;
 
+const TableProfileSchema = z.object({
+  rows_profiled: z.number().int().min(0),
+  columns: z.array(
+    z.object({
+      name: z.string(),
+      type: ColumnSchema.shape.type,
+      count: z.number(),
+      missing: z.number(),
+      distinct: z.number(),
+      distinct_capped: z.literal(true).optional(),
+      min: z.union([z.number(), z.string()]).optional(),
+      max: z.union([z.number(), z.string()]).optional(),
+      mean: z.number().optional(),
+      histogram: z.array(z.object({ from: z.number(), to: z.number(), count: z.number() })).optional(),
+      top: z.array(z.object({ value: z.union([z.string(), z.boolean()]), count: z.number() })).optional(),
+    }),
+  ),
+});
+
 export const PreviewAnswerSchema = z.union([
-  z.object({ ok: z.literal(true), page: PreviewPageSchema, index: RowIndexSchema.optional() }),
+  z.object({
+    ok: z.literal(true),
+    page: PreviewPageSchema,
+    index: RowIndexSchema.optional(),
+    profile: TableProfileSchema.optional(),
+  }),
   z.object({ ok: z.literal(false), message: z.string() }),
 ]);
 export type PreviewAnswer = z.infer<typeof PreviewAnswerSchema>;

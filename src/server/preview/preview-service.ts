@@ -1,8 +1,23 @@
+import { InvalidInputError } from '../../errors/index.ts';
 import type { Workspace } from '../../workspace/workspace.ts';
 import { formatOf, type Preview, type PreviewQuery } from './preview.ts';
 import type { PreviewJob } from './preview-job.ts';
 import { PreviewProcesses, type PreviewProcessOptions } from './preview-processes.ts';
+import type { TableProfile } from './profile.ts';
 import type { RowIndex } from './row-index.ts';
+
+/** The answer of GET /v1/threads/{id}/profile/{path} (see `profile.ts`). */
+export interface Profile extends TableProfile {
+  path: string;
+  bytes: number;
+  /** Rows of the table in all (an estimate when `total_rows_estimated`). */
+  total_rows: number | null;
+  total_rows_estimated?: true;
+  sheets?: string[];
+  sheet?: string;
+  tables?: string[];
+  table?: string;
+}
 
 /** Row indexes kept (one per file version, most recently used first out last). */
 const MAX_INDEXES = 64;
@@ -18,6 +33,7 @@ const MAX_INDEXES = 64;
 export class PreviewService {
   private readonly processes: PreviewProcesses;
   private readonly indexes = new Map<string, RowIndex>();
+  private readonly profiles = new Map<string, Profile>();
 
   constructor(options: PreviewProcessOptions = {}) {
     this.processes = new PreviewProcesses(options);
@@ -60,6 +76,65 @@ export class PreviewService {
       if (answer.index) this.keepIndex(key, answer.index);
       else if (index) this.keepIndex(key, index);
       return { ...base, ...answer.page };
+    } finally {
+      await file.close();
+    }
+  }
+
+  /**
+   * A profile of the file's table (one sheet or SQLite table) from its first rows, kept per
+   * file version: asking again for an unchanged file starts no process.
+   */
+  async profile(
+    workspace: Workspace,
+    path: string,
+    query: { sheet?: string; table?: string },
+    abortSignal?: AbortSignal,
+  ): Promise<Profile> {
+    const file = await workspace.open(path);
+    try {
+      const format = formatOf(file.path);
+      if (format === 'image' || format === 'pdf' || format === 'text')
+        throw new InvalidInputError(
+          `${file.path} is not a table; only CSV/TSV, Excel, SQLite, Parquet and JSON files can be profiled`,
+          { param: 'path' },
+        );
+      const version = `${workspace.id}\u0000${file.path}\u0000${file.bytes}\u0000${file.modifiedAt.getTime()}`;
+      const key = `${version}\u0000${query.sheet ?? ''}\u0000${query.table ?? ''}`;
+      const kept = this.profiles.get(key);
+      if (kept) return kept;
+      if (file.descriptor === undefined)
+        throw new Error(`the workspace gave ${file.path} without a descriptor; profiles need local files`);
+      const answer = await this.processes.run(
+        {
+          mode: 'profile',
+          source: `/proc/${process.pid}/fd/${file.descriptor}`,
+          format,
+          path: file.path,
+          bytes: file.bytes,
+          offset: 0,
+          limit: 0,
+          ...(query.sheet !== undefined ? { sheet: query.sheet } : {}),
+          ...(query.table !== undefined ? { table: query.table } : {}),
+          ...(this.indexes.has(version) ? { index: this.indexes.get(version)! } : {}),
+        },
+        abortSignal,
+      );
+      if (!answer.profile) throw new Error('a profile process gave no profile');
+      const { page } = answer;
+      const profile: Profile = {
+        path: file.path,
+        bytes: file.bytes,
+        total_rows: page.total_rows,
+        ...(page.total_rows_estimated ? { total_rows_estimated: true as const } : {}),
+        ...(page.sheets ? { sheets: page.sheets, sheet: page.sheet } : {}),
+        ...(page.tables ? { tables: page.tables, table: page.table } : {}),
+        ...answer.profile,
+      };
+      this.profiles.delete(key);
+      this.profiles.set(key, profile);
+      while (this.profiles.size > MAX_INDEXES) this.profiles.delete(this.profiles.keys().next().value!);
+      return profile;
     } finally {
       await file.close();
     }

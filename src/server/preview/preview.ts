@@ -57,6 +57,10 @@ export const PreviewQuerySchema = z
   .passthrough();
 export type PreviewQuery = z.infer<typeof PreviewQuerySchema>;
 
+export const ProfileQuerySchema = z
+  .object({ sheet: z.string().max(300).optional(), table: z.string().max(300).optional() })
+  .passthrough();
+
 /** The formats this preview knows, from a file's name. */
 export type PreviewFormat =
   | 'csv'

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../deps.ts';
 import { abortOnHangUp } from '../hang-up.ts';
-import { PreviewQuerySchema } from '../preview/preview.ts';
+import { PreviewQuerySchema, ProfileQuerySchema } from '../preview/preview.ts';
 import { PreviewService } from '../preview/preview-service.ts';
 import { validate } from '../validate.ts';
 
@@ -26,5 +26,14 @@ export function registerPreviewRoutes(app: FastifyInstance, deps: AppDeps): void
     const hangUp = abortOnHangUp(reply.raw);
     const preview = await previews.preview(workspace, request.params['*'], query, hangUp.signal);
     return reply.header('cache-control', 'no-store').send(preview);
+  });
+  /** GET /v1/threads/{id}/profile/{path}?sheet=&table= — a profile of the file's table (`Profile`). */
+  app.get<Params>('/v1/threads/:id/profile/*', async (request, reply) => {
+    const query = validate(ProfileQuerySchema, request.query ?? {}, 'the query');
+    const thread = await deps.threads.get(request.owner, request.params.id);
+    const workspace = await deps.threads.workspace(thread);
+    const hangUp = abortOnHangUp(reply.raw);
+    const profile = await previews.profile(workspace, request.params['*'], query, hangUp.signal);
+    return reply.header('cache-control', 'no-store').send(profile);
   });
 }
