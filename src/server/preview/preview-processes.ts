@@ -51,7 +51,9 @@ interface Launch {
  * writes (its SQLite copy) and no core dumps. A job over its time, or whose client hung up,
  * has its process group killed — native code included, which a worker thread's terminate
  * cannot stop — and its private directory removed before the job settles. Processes are
- * started by a launcher thread (`launcher-thread.ts`), which keeps one spare ready.
+ * started by a launcher thread (`launcher-thread.ts`), which keeps one spare ready, at the
+ * lowest priority (`nice` 19 and their autogroup's too), so a spinning parser takes the CPU
+ * the server leaves, not the CPU `/health` needs.
  */
 export class PreviewProcesses {
   private readonly waiting: Array<{ start: () => void; fail: (e: Error) => void }> = [];
@@ -65,10 +67,13 @@ export class PreviewProcesses {
   /** Processes started in all (for tests and status). */
   started = 0;
 
+  /** A server that exits without closing still kills what it started (a spare dies with its stdin). */
+  private readonly onExit = () => {
+    for (const launch of this.launches.values()) if (launch.pid) killGroup(launch.pid);
+  };
+
   constructor(private readonly options: PreviewProcessOptions = {}) {
-    process.once('exit', () => {
-      for (const launch of this.launches.values()) if (launch.pid) killGroup(launch.pid);
-    });
+    process.once('exit', this.onExit);
   }
 
   async run(
@@ -89,6 +94,7 @@ export class PreviewProcesses {
   /** Stops every process and waiting job, and removes every job's directory. */
   async close(): Promise<void> {
     this.closed = true;
+    process.off('exit', this.onExit);
     for (const waiter of this.waiting.splice(0)) waiter.fail(new Error('the preview processes are closed'));
     for (const launch of this.launches.values()) this.kill(launch);
     await Promise.allSettled([...this.jobs]);
@@ -204,8 +210,11 @@ export class PreviewProcesses {
     if (this.launcher) return this.launcher;
     const timeoutMs = this.options.timeoutMs ?? 15_000;
     const settings: LaunchSettings = {
-      command: 'prlimit',
+      command: 'nice',
       args: [
+        '-n',
+        '19',
+        'prlimit',
         `--data=${this.options.memoryBytes ?? 512 * 1024 * 1024}`,
         `--cpu=${Math.ceil(timeoutMs / 1000) + 3}`,
         `--fsize=${MAX_SQLITE_BYTES + 1024 * 1024}`,
