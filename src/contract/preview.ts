@@ -26,6 +26,10 @@ export const PreviewSchema = z.object({
   offset: z.number().int(),
   limit: z.number().int(),
   total_rows: z.number().int().nullable().describe('Rows (text: lines) in all; null when not known cheaply'),
+  total_rows_estimated: z
+    .literal(true)
+    .optional()
+    .describe('`total_rows` is an estimate (a big CSV or text file counted from its start, not scanned whole)'),
   sheets: z.array(z.string()).optional().describe("Excel: every sheet's name; `sheet` is the one shown"),
   sheet: z.string().optional(),
   tables: z.array(z.string()).optional().describe("SQLite: every table's name; `table` is the one shown"),

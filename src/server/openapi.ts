@@ -200,6 +200,12 @@ export const API_ROUTES: ApiRoute[] = [
   },
   {
     method: 'get',
+    path: '/v1/threads/{id}/profile/{path}',
+    summary:
+      "A profile of a workspace file's table (query sheet, table) from its first 100,000 rows: per column type, count, missing, distinct, min/max/mean and a 10-bin histogram for numbers or the top 5 values; computed out of process, kept per file version",
+  },
+  {
+    method: 'get',
     path: '/v1/threads/{id}/export',
     summary: 'The workspace as a ZIP, streamed (query format=zip)',
     response: text('a ZIP archive', 'application/zip'),

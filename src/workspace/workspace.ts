@@ -40,6 +40,12 @@ export interface WorkspaceFile {
   readonly path: string;
   readonly bytes: number;
   readonly modifiedAt: Date;
+  /**
+   * The open file's descriptor, where the file is a local one: handed to a child process
+   * (as one of its stdio descriptors) it reads this very file, whatever a cell does to the
+   * path meanwhile. Valid until `close()` or `stream()`.
+   */
+  readonly descriptor?: number;
   /** The content, or the bytes in [start, end) of it. The stream closes the file when it ends. */
   stream(range?: { start: number; end: number }): Readable;
   /** The whole content; InvalidInputError when the file is larger than `maxBytes`. */

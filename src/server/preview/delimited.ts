@@ -32,6 +32,11 @@ export class RowReader {
     },
   ) {}
 
+  /** True while rows before the first kept one are still being skipped. */
+  get skipping(): boolean {
+    return this.skipped < this.options.skip;
+  }
+
   get done(): boolean {
     return this.rows.length >= this.options.keep;
   }

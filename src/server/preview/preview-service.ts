@@ -1,122 +1,152 @@
-import { NotFoundError } from '../../errors/index.ts';
+import { InvalidInputError } from '../../errors/index.ts';
 import type { Workspace } from '../../workspace/workspace.ts';
-import { type FileSource, formatOf, looksLikeText, type Preview, type PreviewQuery } from './preview.ts';
-import { SqliteCopies } from './sqlite-copies.ts';
-import { TextPreviewer } from './text-preview.ts';
-import { type PreviewWorkerOptions, PreviewWorkers } from './worker-pool.ts';
-import type { PreviewJobResult } from './worker-protocol.ts';
+import { formatOf, type Preview, type PreviewQuery } from './preview.ts';
+import type { PreviewJob } from './preview-job.ts';
+import { PreviewProcesses, type PreviewProcessOptions } from './preview-processes.ts';
+import type { TableProfile } from './profile.ts';
+import type { RowIndex } from './row-index.ts';
+
+/** The answer of GET /v1/threads/{id}/profile/{path} (see `profile.ts`). */
+export interface Profile extends TableProfile {
+  path: string;
+  bytes: number;
+  /** Rows of the table in all (an estimate when `total_rows_estimated`). */
+  total_rows: number | null;
+  total_rows_estimated?: true;
+  sheets?: string[];
+  sheet?: string;
+  tables?: string[];
+  table?: string;
+}
+
+/** Row indexes kept (one per file version, most recently used first out last). */
+const MAX_INDEXES = 64;
 
 /**
- * Previews of workspace files (docs/spec.md#front-ends, the inspector): picks the reader by the file's name
- * (and, for unknown names, by whether its first bytes are text), reads only through the
- * thread's Workspace, and parses binary formats in bounded workers.
+ * Previews of workspace files (docs/spec.md#front-ends, the inspector): picks the reader by the file's name,
+ * opens the file through the thread's Workspace and hands its descriptor to a preview
+ * process (`preview-processes.ts`), where every parser runs: no byte of a user's file is parsed in
+ * the server. Images and PDFs are only named (the client shows them from the download URL).
+ * Row indexes of CSV and text files come back from the processes and are kept here per file
+ * version (workspace, path, size, time), so later pages seek instead of scanning.
  */
 export class PreviewService {
-  private readonly text = new TextPreviewer();
-  private readonly workers: PreviewWorkers;
-  private readonly sqlite = new SqliteCopies();
+  private readonly processes: PreviewProcesses;
+  private readonly indexes = new Map<string, RowIndex>();
+  private readonly profiles = new Map<string, Profile>();
 
-  constructor(options: PreviewWorkerOptions = {}) {
-    this.workers = new PreviewWorkers(options);
+  constructor(options: PreviewProcessOptions = {}) {
+    this.processes = new PreviewProcesses(options);
   }
 
-  async preview(workspace: Workspace, path: string, query: PreviewQuery): Promise<Preview> {
-    const file = await sourceOf(workspace, path);
-    let format = formatOf(file.path);
-    if (format === 'unknown') format = (await sniffText(file)) ? 'text' : 'unknown';
-    const empty = { columns: [], rows: [], offset: query.offset, limit: query.limit, bytes: file.bytes };
-    switch (format) {
-      case 'csv':
-      case 'tsv':
-      case 'text':
-        return this.text.preview(file, format, query);
-      case 'image':
-      case 'pdf':
-        return { path: file.path, kind: format, ...empty, total_rows: 0 };
-      case 'unknown':
-        return { path: file.path, kind: 'binary', ...empty, total_rows: 0 };
-      case 'sqlite': {
-        const sqlitePath = await this.sqlite.pathFor(file);
-        const result = await this.workers.run(
-          {
-            format,
-            bytes: file.bytes,
-            offset: query.offset,
-            limit: query.limit,
-            table: query.table,
-            sqlitePath,
-          },
-          undefined,
+  /** Processes started in all (for tests). */
+  get processesStarted(): number {
+    return this.processes.started;
+  }
+
+  async preview(
+    workspace: Workspace,
+    path: string,
+    query: PreviewQuery,
+    abortSignal?: AbortSignal,
+  ): Promise<Preview> {
+    const file = await workspace.open(path);
+    try {
+      const base = { path: file.path, offset: query.offset, limit: query.limit, bytes: file.bytes };
+      const format = formatOf(file.path);
+      if (format === 'image' || format === 'pdf')
+        return { ...base, kind: format, columns: [], rows: [], total_rows: 0 };
+      if (file.descriptor === undefined)
+        throw new Error(`the workspace gave ${file.path} without a descriptor; previews need local files`);
+      const source = `/proc/${process.pid}/fd/${file.descriptor}`;
+      const key = `${workspace.id}\u0000${file.path}\u0000${file.bytes}\u0000${file.modifiedAt.getTime()}`;
+      const index = this.indexes.get(key);
+      const job: Omit<PreviewJob, 'scratchDir'> = {
+        source,
+        format,
+        path: file.path,
+        bytes: file.bytes,
+        offset: query.offset,
+        limit: query.limit,
+        ...(query.sheet !== undefined ? { sheet: query.sheet } : {}),
+        ...(query.table !== undefined ? { table: query.table } : {}),
+        ...(index ? { index } : {}),
+      };
+      const answer = await this.processes.run(job, abortSignal);
+      if (answer.index) this.keepIndex(key, answer.index);
+      else if (index) this.keepIndex(key, index);
+      return { ...base, ...answer.page };
+    } finally {
+      await file.close();
+    }
+  }
+
+  /**
+   * A profile of the file's table (one sheet or SQLite table) from its first rows, kept per
+   * file version: asking again for an unchanged file starts no process.
+   */
+  async profile(
+    workspace: Workspace,
+    path: string,
+    query: { sheet?: string; table?: string },
+    abortSignal?: AbortSignal,
+  ): Promise<Profile> {
+    const file = await workspace.open(path);
+    try {
+      const format = formatOf(file.path);
+      if (format === 'image' || format === 'pdf' || format === 'text')
+        throw new InvalidInputError(
+          `${file.path} is not a table; only CSV/TSV, Excel, SQLite, Parquet and JSON files can be profiled`,
+          { param: 'path' },
         );
-        return page(file, 'table', query, result);
-      }
-      case 'xlsx':
-      case 'parquet':
-      case 'json': {
-        const result = await this.workers.run(
-          { format, bytes: file.bytes, offset: query.offset, limit: query.limit, sheet: query.sheet },
-          file,
-        );
-        return page(file, format === 'json' ? (result.asText ? 'text' : 'json') : 'table', query, result);
-      }
+      const version = `${workspace.id}\u0000${file.path}\u0000${file.bytes}\u0000${file.modifiedAt.getTime()}`;
+      const key = `${version}\u0000${query.sheet ?? ''}\u0000${query.table ?? ''}`;
+      const kept = this.profiles.get(key);
+      if (kept) return kept;
+      if (file.descriptor === undefined)
+        throw new Error(`the workspace gave ${file.path} without a descriptor; profiles need local files`);
+      const answer = await this.processes.run(
+        {
+          mode: 'profile',
+          source: `/proc/${process.pid}/fd/${file.descriptor}`,
+          format,
+          path: file.path,
+          bytes: file.bytes,
+          offset: 0,
+          limit: 0,
+          ...(query.sheet !== undefined ? { sheet: query.sheet } : {}),
+          ...(query.table !== undefined ? { table: query.table } : {}),
+          ...(this.indexes.has(version) ? { index: this.indexes.get(version)! } : {}),
+        },
+        abortSignal,
+      );
+      if (!answer.profile) throw new Error('a profile process gave no profile');
+      const { page } = answer;
+      const profile: Profile = {
+        path: file.path,
+        bytes: file.bytes,
+        total_rows: page.total_rows,
+        ...(page.total_rows_estimated ? { total_rows_estimated: true as const } : {}),
+        ...(page.sheets ? { sheets: page.sheets, sheet: page.sheet } : {}),
+        ...(page.tables ? { tables: page.tables, table: page.table } : {}),
+        ...answer.profile,
+      };
+      this.profiles.delete(key);
+      this.profiles.set(key, profile);
+      while (this.profiles.size > MAX_INDEXES) this.profiles.delete(this.profiles.keys().next().value!);
+      return profile;
+    } finally {
+      await file.close();
     }
   }
 
   async close(): Promise<void> {
-    await this.workers.close();
-    await this.sqlite.close();
+    await this.processes.close();
   }
-}
 
-/** The file at `path` (a regular file, never through a symlink), read range by range. */
-async function sourceOf(workspace: Workspace, path: string): Promise<FileSource> {
-  const first = await workspace.open(path);
-  await first.close();
-  return {
-    workspaceId: workspace.id,
-    path: first.path,
-    bytes: first.bytes,
-    modifiedMs: first.modifiedAt.getTime(),
-    async *range(start, end) {
-      if (end <= start) return;
-      const file = await workspace.open(path).catch((error: unknown) => {
-        throw error instanceof NotFoundError
-          ? new NotFoundError(`${path} is gone`, { param: 'path' })
-          : error;
-      });
-      const stream = file.stream({ start, end });
-      try {
-        for await (const chunk of stream) yield chunk as Buffer;
-      } finally {
-        stream.destroy();
-      }
-    },
-  };
-}
-
-function page(
-  file: FileSource,
-  kind: Preview['kind'],
-  query: PreviewQuery,
-  result: PreviewJobResult,
-): Preview {
-  return {
-    path: file.path,
-    kind,
-    columns: result.columns,
-    rows: result.rows,
-    offset: query.offset,
-    limit: query.limit,
-    total_rows: result.totalRows,
-    bytes: file.bytes,
-    ...(result.sheets ? { sheets: result.sheets, sheet: result.sheet } : {}),
-    ...(result.tables ? { tables: result.tables, table: result.table } : {}),
-    ...(result.truncated ? { truncated: true } : {}),
-  };
-}
-
-async function sniffText(file: FileSource): Promise<boolean> {
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of file.range(0, Math.min(file.bytes, 8192))) chunks.push(chunk);
-  return looksLikeText(Buffer.concat(chunks));
+  private keepIndex(key: string, index: RowIndex): void {
+    this.indexes.delete(key);
+    this.indexes.set(key, index);
+    while (this.indexes.size > MAX_INDEXES) this.indexes.delete(this.indexes.keys().next().value!);
+  }
 }

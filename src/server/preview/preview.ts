@@ -5,8 +5,8 @@ import type { ColumnType } from '../../contract/preview.ts';
  * The preview of one workspace file (GET /v1/threads/{id}/preview/{path}): a page of a
  * table (CSV/TSV, an Excel sheet, a SQLite table, Parquet, JSON records), lines of text, or
  * just the kind for images, PDFs and other binaries (the client shows those from the file's
- * download URL). Every parser reads through the thread's Workspace; binary formats are
- * parsed in a worker thread bounded in memory and time (`worker-pool.ts`).
+ * download URL). The file is opened through the thread's Workspace and parsed in a child
+ * process bounded in memory, CPU and time (`preview-processes.ts`), never in the server.
  */
 
 export type {
@@ -26,6 +26,10 @@ export const PreviewQuerySchema = z
   })
   .passthrough();
 export type PreviewQuery = z.infer<typeof PreviewQuerySchema>;
+
+export const ProfileQuerySchema = z
+  .object({ sheet: z.string().max(300).optional(), table: z.string().max(300).optional() })
+  .passthrough();
 
 /** The formats this preview knows, from a file's name. */
 export type PreviewFormat =

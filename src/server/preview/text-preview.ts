@@ -1,118 +1,115 @@
 import { RowReader, sniffDelimiter } from './delimited.ts';
-import {
-  type FileSource,
-  inferType,
-  type Preview,
-  type PreviewColumn,
-  type PreviewQuery,
-} from './preview.ts';
+import { type FileSource, inferType, type PreviewColumn } from './preview.ts';
+import type { PreviewJob, PreviewPage } from './preview-job.ts';
 import { buildRowIndex, type RowIndex, seekFor } from './row-index.ts';
 
 /** Bytes one page may read past its start before it stops (a page of huge rows is cut). */
 const MAX_PAGE_BYTES = 16 * 1024 * 1024;
+/** Files up to this size are counted exactly on their first preview (one pass). */
+const EXACT_COUNT_BYTES = 16 * 1024 * 1024;
+/** Bigger files' row counts are estimated from this many bytes of their start. */
+const ESTIMATE_SAMPLE_BYTES = 1024 * 1024;
 const SAMPLE_ROWS = 200;
 
-interface Indexed {
-  bytes: number;
-  modifiedMs: number;
-  index: Promise<RowIndex>;
-  /** CSV: the header and the column types guessed from the first rows. */
-  head?: Promise<{ delimiter: string; columns: PreviewColumn[] }>;
-}
+/** Reads from the file's start, skipping rows as it goes (no index needed). */
+const FROM_START: RowIndex = {
+  rows: Number.MAX_SAFE_INTEGER,
+  checkpoints: [0],
+  stride: Number.MAX_SAFE_INTEGER,
+};
 
 /**
- * Pages of CSV/TSV files and of text files (one row per line), read through the workspace.
- * The first request for a file indexes its row offsets once (one streaming pass); every page
- * after that seeks. Indexes are kept for the most recently used files, keyed by workspace,
- * path, size and modification time, so a file a cell rewrote is indexed again.
+ * A page of a CSV/TSV file or of a text file (one row per line). Runs in a preview process.
+ * A small file is indexed in one pass (its row count is exact, and the index goes back to
+ * the server, which hands it to later jobs on the same file version so they seek). A big
+ * file's first pages are read from its start without a full scan, with a row count estimated
+ * from its first megabyte (`total_rows_estimated`); a page beyond what its start reaches
+ * indexes the file once.
  */
-export class TextPreviewer {
-  private readonly cache = new Map<string, Indexed>();
-
-  constructor(private readonly maxEntries = 64) {}
-
-  async preview(file: FileSource, format: 'csv' | 'tsv' | 'text', query: PreviewQuery): Promise<Preview> {
-    const entry = this.entry(file, format);
-    const index = await entry.index;
-    if (format === 'text') {
-      const page = await readRows(file, index, query.offset, query.limit, undefined);
-      return {
-        path: file.path,
+export async function previewText(
+  file: FileSource,
+  format: 'csv' | 'tsv' | 'text',
+  job: Pick<PreviewJob, 'offset' | 'limit' | 'index'>,
+): Promise<{ page: PreviewPage; index?: RowIndex }> {
+  const head = format === 'text' ? undefined : await readHead(file, format);
+  const delimiter = head?.delimiter;
+  // CSV row 0 is the header: data row n is file row n + 1.
+  const headerRows = head ? 1 : 0;
+  const firstRow = job.offset + headerRows;
+  let index = job.index;
+  let built: RowIndex | undefined;
+  let rows: string[][];
+  let truncated: boolean;
+  let total: { rows: number; estimated: boolean };
+  if (!index && file.bytes <= EXACT_COUNT_BYTES) index = built = await buildRowIndex(file, { delimiter });
+  if (index) {
+    ({ rows, truncated } = await readRows(file, index, firstRow, job.limit, delimiter));
+    total = { rows: Math.max(0, index.rows - headerRows), estimated: false };
+  } else {
+    const near = await readRows(file, FROM_START, firstRow, job.limit, delimiter);
+    if (near.reached) {
+      ({ rows, truncated } = near);
+      total = {
+        rows: Math.max(rows.length + job.offset, (await estimateRows(file, delimiter)) - headerRows),
+        estimated: true,
+      };
+    } else {
+      index = built = await buildRowIndex(file, { delimiter });
+      ({ rows, truncated } = await readRows(file, index, firstRow, job.limit, delimiter));
+      total = { rows: Math.max(0, index.rows - headerRows), estimated: false };
+    }
+  }
+  const common = {
+    total_rows: total.rows,
+    ...(total.estimated ? { total_rows_estimated: true as const } : {}),
+    ...(truncated ? { truncated: true as const } : {}),
+  };
+  const page: PreviewPage = head
+    ? {
+        kind: 'table',
+        columns: head.columns,
+        rows: rows.map((row) => typed(row, head.columns, head.columns.length)),
+        ...common,
+      }
+    : {
         kind: 'text',
         columns: [{ name: 'line', type: 'string' }],
-        rows: page.rows.map((r) => [r.join('')]),
-        offset: query.offset,
-        limit: query.limit,
-        total_rows: index.rows,
-        bytes: file.bytes,
-        ...(page.truncated ? { truncated: true } : {}),
+        rows: rows.map((r) => [r.join('')]),
+        ...common,
       };
-    }
-    const head = await entry.head!;
-    // Row 0 is the header: data row n is file row n + 1.
-    const page = await readRows(file, index, query.offset + 1, query.limit, head.delimiter);
-    const width = head.columns.length;
-    return {
-      path: file.path,
-      kind: 'table',
-      columns: head.columns,
-      rows: page.rows.map((row) => typed(row, head.columns, width)),
-      offset: query.offset,
-      limit: query.limit,
-      total_rows: Math.max(0, index.rows - 1),
-      bytes: file.bytes,
-      ...(page.truncated ? { truncated: true } : {}),
-    };
-  }
+  return { page, ...(built ? { index: built } : {}) };
+}
 
-  private entry(file: FileSource, format: 'csv' | 'tsv' | 'text'): Indexed {
-    const key = `${file.workspaceId}\u0000${file.path}`;
-    const modifiedMs = file.modifiedMs;
-    let entry = this.cache.get(key);
-    if (entry && (entry.bytes !== file.bytes || entry.modifiedMs !== modifiedMs)) entry = undefined;
-    if (!entry) {
-      const head = format === 'text' ? undefined : readHead(file, format);
-      const index = (async () => {
-        const delimiter = head ? (await head).delimiter : undefined;
-        return buildRowIndex(file, { delimiter });
-      })();
-      entry = { bytes: file.bytes, modifiedMs, index, ...(head ? { head } : {}) };
-      // A failed index is not kept: the next request tries again.
-      index.catch(() => this.cache.delete(key));
-      head?.catch(() => this.cache.delete(key));
-    }
-    this.cache.delete(key);
-    this.cache.set(key, entry);
-    while (this.cache.size > this.maxEntries) this.cache.delete(this.cache.keys().next().value!);
-    return entry;
-  }
+/** Rows in the whole file, extrapolated from the rows in its first bytes. */
+async function estimateRows(file: FileSource, delimiter: string | undefined): Promise<number> {
+  const sampleBytes = Math.min(file.bytes, ESTIMATE_SAMPLE_BYTES);
+  const sample: FileSource = {
+    ...file,
+    bytes: sampleBytes,
+    range: (start, end) => file.range(start, Math.min(end, sampleBytes)),
+  };
+  const { rows } = await buildRowIndex(sample, { delimiter });
+  return sampleBytes === 0 ? 0 : Math.round((rows * file.bytes) / sampleBytes);
 }
 
 async function readHead(
   file: FileSource,
   format: 'csv' | 'tsv',
 ): Promise<{ delimiter: string; columns: PreviewColumn[] }> {
-  {
-    const firstLine = await readFirstLine(file);
-    const delimiter = sniffDelimiter(firstLine, format === 'tsv' ? '\t' : ',');
-    const all: RowIndex = {
-      rows: Number.MAX_SAFE_INTEGER,
-      checkpoints: [0],
-      stride: Number.MAX_SAFE_INTEGER,
-    };
-    const page = await readRows(file, all, 0, SAMPLE_ROWS + 1, delimiter);
-    const [header = [], ...sample] = page.rows;
-    const width = Math.max(header.length, ...sample.map((r) => r.length));
-    const seen = new Map<string, number>();
-    const columns = Array.from({ length: width }, (_, i) => {
-      let name = header[i]?.trim() || `column_${i + 1}`;
-      const n = (seen.get(name) ?? 0) + 1;
-      seen.set(name, n);
-      if (n > 1) name = `${name}_${n}`;
-      return { name, type: inferType(sample.map((r) => r[i] ?? '')) };
-    });
-    return { delimiter, columns };
-  }
+  const firstLine = await readFirstLine(file);
+  const delimiter = sniffDelimiter(firstLine, format === 'tsv' ? '\t' : ',');
+  const page = await readRows(file, FROM_START, 0, SAMPLE_ROWS + 1, delimiter);
+  const [header = [], ...sample] = page.rows;
+  const width = Math.max(header.length, ...sample.map((r) => r.length));
+  const seen = new Map<string, number>();
+  const columns = Array.from({ length: width }, (_, i) => {
+    let name = header[i]?.trim() || `column_${i + 1}`;
+    const n = (seen.get(name) ?? 0) + 1;
+    seen.set(name, n);
+    if (n > 1) name = `${name}_${n}`;
+    return { name, type: inferType(sample.map((r) => r[i] ?? '')) };
+  });
+  return { delimiter, columns };
 }
 
 async function readFirstLine(file: FileSource): Promise<string> {
@@ -124,20 +121,20 @@ async function readFirstLine(file: FileSource): Promise<string> {
   return text.split('\n')[0] ?? '';
 }
 
+/** `reached`: the page's first row was reached (false when the bytes ran out before it). */
 async function readRows(
   file: FileSource,
   index: RowIndex,
   row: number,
   limit: number,
   delimiter: string | undefined,
-): Promise<{ rows: string[][]; truncated: boolean }> {
-  if (limit === 0 || row >= index.rows) return { rows: [], truncated: false };
+): Promise<{ rows: string[][]; truncated: boolean; reached: boolean }> {
+  if (limit === 0 || row >= index.rows) return { rows: [], truncated: false, reached: true };
   const { start, skip } = seekFor(index, row);
   const reader = new RowReader({ delimiter, skip, keep: limit });
   const decoder = new TextDecoder();
   let read = 0;
   let cut = false;
-  // Leaving the loop early closes the file.
   for await (const bytes of file.range(start, file.bytes)) {
     read += bytes.length;
     reader.push(decoder.decode(bytes, { stream: true }));
@@ -151,7 +148,9 @@ async function readRows(
     reader.push(decoder.decode());
     reader.end();
   }
-  return { rows: reader.rows.slice(0, limit), truncated: reader.truncated || cut };
+  // The end of the file reached while skipping: the page is past the end (it is empty).
+  const reached = !cut || !reader.skipping;
+  return { rows: reader.rows.slice(0, limit), truncated: reader.truncated || cut, reached };
 }
 
 function typed(row: string[], columns: PreviewColumn[], width: number): (string | number | boolean | null)[] {

@@ -251,6 +251,7 @@ function openFile(handle: FileHandle, path: string, bytes: number, modifiedAt: D
     path,
     bytes,
     modifiedAt,
+    descriptor: handle.fd,
     stream(range) {
       const stream = handle.createReadStream({
         autoClose: true,

@@ -101,7 +101,9 @@ function FilePreview(props: { threadId: string; path: string; version: string })
         {preview.total_rows !== null &&
           (preview.kind === 'table' || preview.kind === 'json' || preview.kind === 'text') && (
             <span class="muted" id="preview-rows">
-              {t('inspector.rows', { count: formatNumber(preview.total_rows) })}
+              {t('inspector.rows', {
+                count: `${preview.total_rows_estimated ? '~' : ''}${formatNumber(preview.total_rows)}`,
+              })}
             </span>
           )}
       </div>

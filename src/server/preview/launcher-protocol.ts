@@ -1,0 +1,25 @@
+/** Messages between the server's preview processes (`preview-processes.ts`) and its launcher thread. */
+
+export interface LaunchSettings {
+  /** The command and arguments of one preview process (prlimit, then node and the program). */
+  command: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  /** Largest answer kept; a longer one is cut and marked. */
+  maxAnswerBytes: number;
+}
+
+export type ToLauncher = { type: 'run'; id: number; job: string } | { type: 'close' };
+
+export type FromLauncher =
+  | { type: 'started'; id: number; pid: number }
+  | {
+      type: 'ended';
+      id: number;
+      code: number | null;
+      signal: string | null;
+      answer: string;
+      answerTooBig: boolean;
+      stderr: string;
+      spawnError?: string;
+    };

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+
+/**
+ * What the server asks a preview process for (on its stdin, as JSON) and what it answers
+ * (on its stdout). The file is one the server opened through the Workspace, named by its
+ * descriptor in the server (`/proc/<pid>/fd/<n>`): opening that reopens the very file the
+ * server holds, whatever a cell does to its path meanwhile.
+ */
+
+export const RowIndexSchema = z.object({
+  rows: z.number().int().min(0),
+  checkpoints: z.array(z.number().int().min(0)),
+  stride: z.number().int().min(1),
+});
+
+export const PreviewJobSchema = z.object({
+  /** The server's open descriptor of the file. */
+  source: z.string().regex(/^\/proc\/\d+\/fd\/\d+$/),
+  /** A page of the file, or a profile of its table's first rows (`profile.ts`). Default page. */
+  mode: z.enum(['page', 'profile']).default('page'),
+  format: z.enum(['csv', 'tsv', 'text', 'xlsx', 'sqlite', 'parquet', 'json', 'unknown']),
+  /** The file's name in the workspace (for messages) and size when it was opened. */
+  path: z.string(),
+  bytes: z.number().int().min(0),
+  offset: z.number().int().min(0),
+  limit: z.number().int().min(0),
+  sheet: z.string().optional(),
+  table: z.string().optional(),
+  /** CSV/TSV/text: where rows start, from an earlier job on the same file version. */
+  index: RowIndexSchema.optional(),
+  /** A directory of this job only (SQLite's copy goes there); removed when the job ends. */
+  scratchDir: z.string(),
+});
+export type PreviewJob = z.input<typeof PreviewJobSchema>;
+
+const CellSchema = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+const ColumnSchema = z.object({
+  name: z.string(),
+  type: z.enum(['integer', 'number', 'boolean', 'date', 'string', 'json', 'bytes']),
+});
+
+export const PreviewPageSchema = z.object({
+  kind: z.enum(['table', 'text', 'json', 'binary']),
+  columns: z.array(ColumnSchema),
+  rows: z.array(z.array(CellSchema)),
+  total_rows: z.number().int().min(0).nullable(),
+  total_rows_estimated: z.literal(true).optional(),
+  sheets: z.array(z.string()).optional(),
+  sheet: z.string().optional(),
+  tables: z.array(z.string()).optional(),
+  table: z.string().optional(),
+  truncated: z.literal(true).optional(),
+});
+export type PreviewPage = z.infer<typeof PreviewPageSchema>;
+
+const TableProfileSchema = z.object({
+  rows_profiled: z.number().int().min(0),
+  columns: z.array(
+    z.object({
+      name: z.string(),
+      type: ColumnSchema.shape.type,
+      count: z.number(),
+      missing: z.number(),
+      distinct: z.number(),
+      distinct_capped: z.literal(true).optional(),
+      min: z.union([z.number(), z.string()]).optional(),
+      max: z.union([z.number(), z.string()]).optional(),
+      mean: z.number().optional(),
+      histogram: z.array(z.object({ from: z.number(), to: z.number(), count: z.number() })).optional(),
+      top: z.array(z.object({ value: z.union([z.string(), z.boolean()]), count: z.number() })).optional(),
+    }),
+  ),
+});
+
+export const PreviewAnswerSchema = z.union([
+  z.object({
+    ok: z.literal(true),
+    page: PreviewPageSchema,
+    index: RowIndexSchema.optional(),
+    profile: TableProfileSchema.optional(),
+  }),
+  z.object({ ok: z.literal(false), message: z.string() }),
+]);
+export type PreviewAnswer = z.infer<typeof PreviewAnswerSchema>;

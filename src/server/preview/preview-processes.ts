@@ -1,0 +1,293 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { abortError } from '../../errors/abort.ts';
+import { InvalidInputError } from '../../errors/index.ts';
+import type { FromLauncher, LaunchSettings, ToLauncher } from './launcher-protocol.ts';
+import { type PreviewAnswer, PreviewAnswerSchema, type PreviewJob } from './preview-job.ts';
+import { MAX_SQLITE_BYTES } from './sqlite.ts';
+
+export interface PreviewProcessOptions {
+  /** Writable memory of each process (RLIMIT_DATA: heap, buffers, a decompressor's output). Default 512 MiB. */
+  memoryBytes?: number;
+  /** One job's time from its start; its CPU limit is this plus 3 s (for starting). Default 15 s. */
+  timeoutMs?: number;
+  /** Processes at once (jobs beyond wait their turn). Default 2. */
+  processes?: number;
+  /** Largest answer read back. Default 32 MiB. */
+  maxAnswerBytes?: number;
+  /**
+   * Where each job's private directory is made (the server's data directory in production,
+   * so what a crash left is removed at the next start). Default a new temporary directory.
+   */
+  scratchDir?: string;
+}
+
+const CHILD = fileURLToPath(new URL('./preview-child.mjs', import.meta.url));
+const LAUNCHER = new URL('./launcher-thread.mjs', import.meta.url);
+
+interface Ended {
+  code: number | null;
+  signal: string | null;
+  answer: string;
+  answerTooBig: boolean;
+  stderr: string;
+  spawnError?: string;
+}
+
+interface Launch {
+  pid?: number;
+  /** Killed before its pid was known: kill it when it is. */
+  killWhenStarted: boolean;
+  ended: (result: Ended) => void;
+}
+
+/**
+ * Runs preview jobs in child processes, one job each, under `prlimit`: writable memory
+ * (RLIMIT_DATA, which counts what a parser allocates but not the address space V8 and
+ * WebAssembly only reserve, so Node can run under it), CPU seconds, the size of any file it
+ * writes (its SQLite copy) and no core dumps. A job over its time, or whose client hung up,
+ * has its process group killed — native code included, which a worker thread's terminate
+ * cannot stop — and its private directory removed before the job settles. Processes are
+ * started by a launcher thread (`launcher-thread.ts`), which keeps one spare ready, at the
+ * lowest priority (`nice` 19 and their autogroup's too), so a spinning parser takes the CPU
+ * the server leaves, not the CPU `/health` needs.
+ */
+export class PreviewProcesses {
+  private readonly waiting: Array<{ start: () => void; fail: (e: Error) => void }> = [];
+  private readonly launches = new Map<number, Launch>();
+  private readonly jobs = new Set<Promise<unknown>>();
+  private launcher: Worker | undefined;
+  private nextId = 0;
+  private active = 0;
+  private closed = false;
+  private scratch: Promise<string> | undefined;
+  /** Processes started in all (for tests and status). */
+  started = 0;
+
+  /** A server that exits without closing still kills what it started (a spare dies with its stdin). */
+  private readonly onExit = () => {
+    for (const launch of this.launches.values()) if (launch.pid) killGroup(launch.pid);
+  };
+
+  constructor(private readonly options: PreviewProcessOptions = {}) {
+    process.once('exit', this.onExit);
+  }
+
+  async run(
+    job: Omit<PreviewJob, 'scratchDir'>,
+    abortSignal?: AbortSignal,
+  ): Promise<Extract<PreviewAnswer, { ok: true }>> {
+    await this.acquire(abortSignal);
+    const running = this.runJob(job, abortSignal);
+    this.jobs.add(running);
+    try {
+      return await running;
+    } finally {
+      this.jobs.delete(running);
+      this.release();
+    }
+  }
+
+  /** Stops every process and waiting job, and removes every job's directory. */
+  async close(): Promise<void> {
+    this.closed = true;
+    process.off('exit', this.onExit);
+    for (const waiter of this.waiting.splice(0)) waiter.fail(new Error('the preview processes are closed'));
+    for (const launch of this.launches.values()) this.kill(launch);
+    await Promise.allSettled([...this.jobs]);
+    this.launcher?.postMessage({ type: 'close' } satisfies ToLauncher);
+    this.launcher = undefined;
+    const root = await this.scratch?.catch(() => undefined);
+    if (root) await rm(root, { recursive: true, force: true });
+  }
+
+  private acquire(abortSignal?: AbortSignal): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('the preview processes are closed'));
+    if (abortSignal?.aborted) return Promise.reject(abortError('the client hung up'));
+    if (this.active < (this.options.processes ?? 2)) {
+      this.active++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        const at = this.waiting.indexOf(waiter);
+        if (at !== -1) this.waiting.splice(at, 1);
+        reject(abortError('the client hung up'));
+      };
+      const waiter = {
+        start: () => {
+          abortSignal?.removeEventListener('abort', onAbort);
+          this.active++;
+          resolve();
+        },
+        fail: reject,
+      };
+      abortSignal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(waiter);
+    });
+  }
+
+  private release(): void {
+    this.active--;
+    this.waiting.shift()?.start();
+  }
+
+  private async runJob(
+    job: Omit<PreviewJob, 'scratchDir'>,
+    abortSignal?: AbortSignal,
+  ): Promise<Extract<PreviewAnswer, { ok: true }>> {
+    const timeoutMs = this.options.timeoutMs ?? 15_000;
+    const memoryBytes = this.options.memoryBytes ?? 512 * 1024 * 1024;
+    const memory = `${memoryBytes / 1024 / 1024} MiB`;
+    const scratchDir = await mkdtemp(join(await this.scratchRoot(), 'job-'));
+    try {
+      let why: 'timeout' | 'hang-up' | undefined;
+      const id = this.nextId++;
+      const ended = new Promise<Ended>((resolve) => {
+        this.launches.set(id, { killWhenStarted: false, ended: resolve });
+      });
+      const launch = this.launches.get(id)!;
+      const stop = (reason: 'timeout' | 'hang-up') => {
+        why ??= reason;
+        this.kill(launch);
+      };
+      const timer = setTimeout(() => stop('timeout'), timeoutMs);
+      const onAbort = () => stop('hang-up');
+      abortSignal?.addEventListener('abort', onAbort, { once: true });
+      if (this.closed) this.kill(launch);
+      this.launcherThread().postMessage({
+        type: 'run',
+        id,
+        job: JSON.stringify({ ...job, scratchDir } satisfies PreviewJob),
+      } satisfies ToLauncher);
+      this.started++;
+      const exit = await ended;
+      clearTimeout(timer);
+      abortSignal?.removeEventListener('abort', onAbort);
+      this.launches.delete(id);
+      const unreadable = (reason: string) =>
+        new InvalidInputError(`the file ${reason}; it cannot be previewed`, { param: 'path' });
+      if (why === 'hang-up') throw abortError('the client hung up');
+      if (this.closed) throw new Error('the preview processes are closed');
+      if (why === 'timeout' || exit.signal === 'SIGXCPU')
+        throw unreadable(`took longer than ${timeoutMs / 1000} s to read`);
+      if (exit.answerTooBig) throw unreadable('gives a preview larger than the answer limit');
+      if (exit.spawnError) throw new Error(`a preview process could not start: ${exit.spawnError}`);
+      if (exit.signal === 'SIGXFSZ') throw unreadable('is too large to copy');
+      if (exit.code !== 0) {
+        if (
+          /out of memory|allocation failed|heap limit|ENOMEM/i.test(exit.stderr) ||
+          exit.signal === 'SIGTRAP' ||
+          exit.signal === 'SIGABRT'
+        )
+          throw unreadable(`needs more than ${memory} to read`);
+        throw unreadable(`stopped its reader (${exit.signal ?? `exit ${exit.code}`})`);
+      }
+      const parsed = PreviewAnswerSchema.safeParse(safeJson(exit.answer));
+      if (!parsed.success) throw unreadable('gave a preview that is not valid');
+      if (!parsed.data.ok) {
+        if (/allocation failed|out of memory/i.test(parsed.data.message))
+          throw unreadable(`needs more than ${memory} to read`);
+        throw new InvalidInputError(`the file cannot be previewed: ${parsed.data.message}`, {
+          param: 'path',
+        });
+      }
+      return parsed.data;
+    } finally {
+      await rm(scratchDir, { recursive: true, force: true });
+    }
+  }
+
+  private kill(launch: Launch): void {
+    if (launch.pid === undefined) launch.killWhenStarted = true;
+    else killGroup(launch.pid);
+  }
+
+  private launcherThread(): Worker {
+    if (this.launcher) return this.launcher;
+    const timeoutMs = this.options.timeoutMs ?? 15_000;
+    const settings: LaunchSettings = {
+      command: 'nice',
+      args: [
+        '-n',
+        '19',
+        'prlimit',
+        `--data=${this.options.memoryBytes ?? 512 * 1024 * 1024}`,
+        `--cpu=${Math.ceil(timeoutMs / 1000) + 3}`,
+        `--fsize=${MAX_SQLITE_BYTES + 1024 * 1024}`,
+        '--core=0',
+        '--',
+        process.execPath,
+        '--max-old-space-size=256',
+        CHILD,
+      ],
+      env: childEnvironment(),
+      maxAnswerBytes: this.options.maxAnswerBytes ?? 32 * 1024 * 1024,
+    };
+    const launcher = new Worker(LAUNCHER, { workerData: settings, stdout: false, stderr: false });
+    launcher.unref();
+    launcher.on('message', (message: FromLauncher) => {
+      const launch = this.launches.get(message.id);
+      if (!launch) return;
+      if (message.type === 'started') {
+        launch.pid = message.pid;
+        if (launch.killWhenStarted) killGroup(message.pid);
+      } else launch.ended(message);
+    });
+    const failAll = (error: Error) => {
+      this.launcher = undefined;
+      for (const launch of this.launches.values())
+        launch.ended({
+          code: null,
+          signal: null,
+          answer: '',
+          answerTooBig: false,
+          stderr: '',
+          spawnError: error.message,
+        });
+    };
+    launcher.on('error', failAll);
+    launcher.on('exit', () => failAll(new Error('the preview launcher stopped')));
+    this.launcher = launcher;
+    return launcher;
+  }
+
+  /** The parent of the jobs' directories; what an earlier server left there is removed first. */
+  private scratchRoot(): Promise<string> {
+    this.scratch ??= (async () => {
+      const root = this.options.scratchDir;
+      if (root === undefined) return mkdtemp(join(tmpdir(), 'analyst-preview-'));
+      await rm(root, { recursive: true, force: true });
+      await mkdir(root, { recursive: true, mode: 0o700 });
+      return root;
+    })();
+    this.scratch.catch(() => (this.scratch = undefined));
+    return this.scratch;
+  }
+}
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+/** The server's secrets stay with the server: the child gets what Node and tsx need. */
+function childEnvironment(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { UV_THREADPOOL_SIZE: '1', PATH: process.env.PATH ?? '/usr/bin:/bin' };
+  for (const name of ['TMPDIR', 'HOME', 'LANG', 'TZ']) if (process.env[name]) env[name] = process.env[name];
+  return env;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

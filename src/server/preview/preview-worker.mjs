@@ -1,5 +1,0 @@
-// Worker threads do not inherit the parent's module hooks: register tsx, then run the worker.
-import { register } from 'tsx/esm/api';
-
-register();
-await import('./preview-worker.ts');
