@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 export interface StreamedUploadResult {
   /** HTTP status, or 0 when the connection ended without a response. */
@@ -82,12 +83,22 @@ export function streamedUpload(options: {
   });
 }
 
+export interface HealthProbeResult {
+  /** Each /health round trip, in ms. */
+  latencies: number[];
+  /** The longest the event loop was blocked meanwhile (one step of main-thread work), in ms. */
+  maxLoopDelayMs: number;
+}
+
 /**
- * Times GET /health every `everyMs` until stopped: the latencies in ms. A main thread
- * blocked by any request shows as a long one.
+ * Times GET /health every `everyMs` until stopped, and the event loop's longest delay
+ * meanwhile. The test server runs in this process, so a main thread blocked by any request
+ * shows in both.
  */
-export function healthProbe(url: string, everyMs = 50): { stop(): Promise<number[]> } {
+export function healthProbe(url: string, everyMs = 50): { stop(): Promise<HealthProbeResult> } {
   const latencies: number[] = [];
+  const delay = monitorEventLoopDelay({ resolution: 5 });
+  delay.enable();
   let running = true;
   const loop = (async () => {
     while (running) {
@@ -102,7 +113,8 @@ export function healthProbe(url: string, everyMs = 50): { stop(): Promise<number
     async stop() {
       running = false;
       await loop;
-      return latencies;
+      delay.disable();
+      return { latencies, maxLoopDelayMs: delay.max / 1e6 };
     },
   };
 }
@@ -111,4 +123,15 @@ export function healthProbe(url: string, everyMs = 50): { stop(): Promise<number
 export function quantile(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+}
+
+/**
+ * `/health`'s median latency with nothing else going on, over `forMs`: on a loaded test
+ * machine a round trip alone can take tens of milliseconds, so an attack is judged by what
+ * it adds to this.
+ */
+export async function idleHealthMs(url: string, forMs = 1000): Promise<number> {
+  const probe = healthProbe(url);
+  await new Promise((r) => setTimeout(r, forMs));
+  return quantile((await probe.stop()).latencies, 0.5);
 }
