@@ -1,4 +1,5 @@
 import type { AgentEvent, RunStatus, TokenCount } from '../agent/events.ts';
+import type { EventPage, EventPageOptions } from './event-pages.ts';
 
 /**
  * What Analyst persists, independent of where (SPEC §6). The embedded default is SQLite
@@ -175,6 +176,11 @@ export interface Store {
   listRuns(threadId: string): Promise<RunRecord[]>;
   /** Every event of the thread's runs, in order. */
   threadEvents(threadId: string): Promise<AgentEvent[]>;
+  /**
+   * One page of the thread's events in the order of `threadEvents`, as stored JSON text:
+   * bounded in count and size, so serving it costs the same whatever the thread holds.
+   */
+  threadEventsPage(threadId: string, options: EventPageOptions): Promise<EventPage>;
   /**
    * Marks runs whose executor is gone as `interrupted` — those still `running` with no lease
    * (left by a crashed single server) or with a lease that has passed — and returns their ids.
