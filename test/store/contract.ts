@@ -123,7 +123,7 @@ export function storeContract(
 
     test('event pages: bounded in count and characters, following each other across runs', async () => {
       const t = await thread('owner-a');
-      const runs = [`run-${'1'.repeat(24)}`, `run-${'2'.repeat(24)}`];
+      const runs = [`run-${'b7'.repeat(12)}`, `run-${'b8'.repeat(12)}`];
       for (const runId of runs) {
         await store.createRun({ id: runId, thread_id: t.id, model: 'm', protocol: 'deepanalyze' });
         const events = Array.from({ length: 30 }, (_, seq) => ({
