@@ -13,8 +13,14 @@ import {
   fileUri,
 } from './uris.ts';
 
-/** The largest file a resource read returns; bigger ones are downloaded from their URL. */
-export const MAX_RESOURCE_BYTES = 16 * 1024 * 1024;
+/**
+ * The largest file a resource read returns; bigger ones are downloaded from their URL. A
+ * read is encoded and framed as one JSON message on the main thread, so what it serializes
+ * must stay small whatever the file holds: at most 512 KiB of JSON (text escapes `"` and `\`
+ * to two characters, a blob is base64, 4/3 of the bytes), a millisecond or so of work
+ * (docs/performance.md). 256 KiB is also about 64,000 tokens, more than a model reads at once.
+ */
+export const MAX_RESOURCE_BYTES = 256 * 1024;
 
 const DOCUMENT_TYPES: Record<DocumentName, string> = {
   'report.md': 'text/markdown',
@@ -106,9 +112,21 @@ function mimeOf(path: string): string {
 
 const TEXT_TYPES = /^(text\/|application\/(json|x-ipynb\+json|xml|javascript))/;
 
-/** Text files as text (when they are UTF-8), everything else as a base64 blob. */
+/**
+ * Control characters other than tab and line ends: JSON writes each as six characters
+ * (`\u0001`), so a "text" file of them would serialize to six times its size. Such a file
+ * is not text: it goes as a blob.
+ */
+const CONTROL_BYTES = new Set([...Array(32).keys(), 127].filter((b) => b !== 9 && b !== 10 && b !== 13));
+
+function hasControlBytes(bytes: Buffer): boolean {
+  for (const byte of CONTROL_BYTES) if (bytes.includes(byte)) return true;
+  return false;
+}
+
+/** Text files as text (when they are UTF-8 without control characters), everything else as a base64 blob. */
 function contents(uri: string, mimeType: string, bytes: Buffer): ReadResourceResult {
-  if (TEXT_TYPES.test(mimeType) || mimeType === 'application/octet-stream') {
+  if ((TEXT_TYPES.test(mimeType) || mimeType === 'application/octet-stream') && !hasControlBytes(bytes)) {
     try {
       const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
       return {

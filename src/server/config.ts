@@ -4,7 +4,11 @@ import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { parseDisallowedTools } from '../agent/tools/definitions.ts';
 import { ConfigurationError } from '../errors/index.ts';
+import { DEFAULT_QUOTA_BYTES } from '../workspace/index.ts';
 import { type KeyLimits, loadKeyLimits } from './limits/key-limits.ts';
+
+/** One file of the size analysts have (issue 28 §6); the workspace quota leaves room for it. */
+export const DEFAULT_MAX_UPLOAD_BYTES = 4 * 1024 ** 3;
 
 /** Everything `analyst serve` needs, from flags and environment variables (documented in the README). */
 export interface ServerConfig {
@@ -20,7 +24,7 @@ export interface ServerConfig {
   corsOrigins: string[];
   /** Largest JSON body. Default 16 MiB. */
   maxBodyBytes: number;
-  /** Largest uploaded file. Default 512 MiB. */
+  /** Largest uploaded file, on every upload route. Default 4 GiB (ANALYST_MAX_UPLOAD_BYTES). */
   maxUploadBytes: number;
   /** Warm sandboxes kept ready. Default 2 session, 1 ephemeral. */
   pool: { session: number; ephemeral: number };
@@ -35,7 +39,7 @@ export interface ServerConfig {
   logLevel: string;
   /** `off` serves without running any code (no Docker needed). Default `on`. */
   sandbox: 'on' | 'off';
-  /** Size and file quota of each new workspace. Default 1 GiB and 200,000 files. */
+  /** Size and file quota of each new workspace. Default 8 GiB and 200,000 files. */
   workspaceQuota: { bytes: number; files: number };
   /** Workspaces made ahead of demand for new threads (ANALYST_WORKSPACE_SPARES). Default 2. */
   workspaceSpares: number;
@@ -101,7 +105,7 @@ export function loadServerConfig(flags: ServeFlags, env: Record<string, string |
     maxUploadBytes: integer(
       env.ANALYST_MAX_UPLOAD_BYTES,
       'ANALYST_MAX_UPLOAD_BYTES',
-      512 * 1024 * 1024,
+      DEFAULT_MAX_UPLOAD_BYTES,
       1,
       2 ** 40,
     ),
@@ -129,7 +133,7 @@ export function loadServerConfig(flags: ServeFlags, env: Record<string, string |
       bytes: integer(
         env.ANALYST_WORKSPACE_QUOTA_BYTES,
         'ANALYST_WORKSPACE_QUOTA_BYTES',
-        1024 ** 3,
+        DEFAULT_QUOTA_BYTES,
         16 * 1024 ** 2,
         2 ** 44,
       ),

@@ -133,7 +133,11 @@ export const API_ROUTES: ApiRoute[] = [
     summary: 'Messages',
     response: listOf(MessageObjectSchema),
   },
-  { method: 'get', path: '/v1/threads/{id}/events', summary: 'Every stored event of every run' },
+  {
+    method: 'get',
+    path: '/v1/threads/{id}/events',
+    summary: 'The stored events of every run, a page at a time (after, limit; has_more, last_id)',
+  },
   {
     method: 'post',
     path: '/v1/threads/{id}/runs',

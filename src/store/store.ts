@@ -1,5 +1,6 @@
 import type { AgentEvent, TokenCount } from '../contract/events.ts';
 import type { StoredRunStatus } from '../contract/run-status.ts';
+import type { EventPage, EventPageOptions } from './event-pages.ts';
 
 /**
  * What Analyst persists, independent of where (docs/spec.md#persistence). The embedded default is SQLite
@@ -176,6 +177,11 @@ export interface Store {
   listRuns(threadId: string): Promise<RunRecord[]>;
   /** Every event of the thread's runs, in order. */
   threadEvents(threadId: string): Promise<AgentEvent[]>;
+  /**
+   * One page of the thread's events in the order of `threadEvents`, as stored JSON text:
+   * bounded in count and size, so serving it costs the same whatever the thread holds.
+   */
+  threadEventsPage(threadId: string, options: EventPageOptions): Promise<EventPage>;
   /**
    * Marks runs whose executor is gone as `interrupted` — those still `running` with no lease
    * (left by a crashed single server) or with a lease that has passed — and returns their ids.

@@ -67,7 +67,7 @@ describeEachStore(
           send: () =>
             upload(server, '/v1/files', { filename: 'big.csv', content: 'z'.repeat(MAX_UPLOAD + 1) }),
           status: 413,
-          message: new RegExp(`${MAX_UPLOAD}-byte`),
+          message: new RegExp(`${MAX_UPLOAD} bytes, ANALYST_MAX_UPLOAD_BYTES`),
         },
         {
           what: '/v1/files far over',

@@ -121,6 +121,47 @@ export function storeContract(
       );
     });
 
+    test('event pages: bounded in count and characters, following each other across runs', async () => {
+      const t = await thread('owner-a');
+      const runs = [`run-${'b7'.repeat(12)}`, `run-${'b8'.repeat(12)}`];
+      for (const runId of runs) {
+        await store.createRun({ id: runId, thread_id: t.id, model: 'm', protocol: 'deepanalyze' });
+        const events = Array.from({ length: 30 }, (_, seq) => ({
+          seq,
+          event: delta(1, `${runId}:${seq}:${'x'.repeat(seq * 10)}`),
+        }));
+        await store.appendEvents(runId, events);
+        await store.finishRun(runId, {
+          status: 'completed',
+          reason: null,
+          usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+          answer: null,
+        });
+      }
+      const all = (await store.threadEvents(t.id)).map((e) => JSON.stringify(e));
+      const seen: string[] = [];
+      let after: { runId: string; seq: number } | undefined;
+      let pages = 0;
+      for (;;) {
+        const page = await store.threadEventsPage(t.id, { after, limit: 7, maxChars: 1500 });
+        pages += 1;
+        assert.ok(page.bodies.length >= 1 && page.bodies.length <= 7, `${page.bodies.length} events`);
+        const chars = page.bodies.reduce((n, b) => n + b.length, 0);
+        assert.ok(page.bodies.length === 1 || chars <= 1500, `${chars} characters`);
+        seen.push(...page.bodies.map((b) => JSON.stringify(JSON.parse(b))));
+        if (!page.hasMore) break;
+        after = page.last;
+      }
+      assert.deepEqual(seen, all, 'the pages hold every event once, in order');
+      assert.ok(pages > 60 / 7, `${pages} pages`);
+      const last = await store.threadEventsPage(t.id, {
+        after: { runId: runs[1]!, seq: 29 },
+        limit: 7,
+        maxChars: 1500,
+      });
+      assert.deepEqual(last, { bodies: [], last: undefined, hasMore: false });
+    });
+
     test('concurrent appends to different runs all land, each run in its own order', async () => {
       const runs = Array.from({ length: 8 }, (_, i) => `run-${i.toString(16).padStart(24, 'c')}`);
       for (const id of runs) {

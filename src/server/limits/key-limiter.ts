@@ -5,11 +5,17 @@ import { OPEN_MODE_OWNER } from '../auth.ts';
 import { type KeyLimits, limitVariable } from './key-limits.ts';
 import { RequestRate } from './request-rate.ts';
 import { Slots } from './slots.ts';
+import { type StoredBytesHold, StoredBytesReservations } from './stored-bytes.ts';
 
 /** Gives back what an admission took (once; later calls do nothing). */
 export type Release = () => void;
 
 const NOTHING: Release = () => {};
+const UNLIMITED_HOLD: StoredBytesHold = {
+  bytes: Number.POSITIVE_INFINITY,
+  growTo: () => true,
+  release: () => {},
+};
 /** When a quota (threads, bytes) is worth looking at again: only deleting frees it. */
 const QUOTA_RETRY_S = 60;
 
@@ -22,6 +28,7 @@ const QUOTA_RETRY_S = 60;
 export class KeyLimiter {
   private readonly rate: RequestRate;
   private readonly oneShot: Slots;
+  private readonly storedBytes: StoredBytesReservations;
   /** Threads whose session this limiter admitted, and who owns them (pruned as sessions end). */
   private readonly sessionOwners = new Map<string, string>();
   /** Threads with a run or exec under way now, by thread: owner and how many. */
@@ -33,6 +40,7 @@ export class KeyLimiter {
   ) {
     this.rate = new RequestRate(limits.requestsPerMinute, deps.now);
     this.oneShot = new Slots(limits.oneShotSandboxes);
+    this.storedBytes = new StoredBytesReservations(limits.storedBytes);
   }
 
   applies(owner: string): boolean {
@@ -72,9 +80,33 @@ export class KeyLimiter {
     return left;
   }
 
+  /**
+   * A hold on the key's stored bytes for an upload, of `initialBytes` to begin with (its
+   * declared size): grow it before each byte is written, release it once the store counts
+   * the bytes (or the upload failed). 429 when `initialBytes` do not fit. Holds are this replica's: uploads at once through several replicas can each take
+   * what the store last reported as left.
+   */
+  async holdStoredBytes(owner: string, initialBytes = 1): Promise<StoredBytesHold> {
+    if (!this.applies(owner) || !Number.isFinite(this.limits.storedBytes)) return UNLIMITED_HOLD;
+    const hold = await this.storedBytes.hold(owner, async () => {
+      const { fileBytes, workspaceBytes } = await this.deps.store.usage(owner);
+      return fileBytes + workspaceBytes;
+    });
+    if (!hold.growTo(Math.max(1, initialBytes))) {
+      hold.release(0);
+      throw this.storedBytesError();
+    }
+    return hold;
+  }
+
+  /** Bytes held for uploads of `owner` under way on this replica. */
+  heldStoredBytes(owner: string): number {
+    return this.storedBytes.heldBytes(owner);
+  }
+
   storedBytesError(): LimitExceededError {
     return new LimitExceededError(
-      `this API key stores ${this.limits.storedBytes} bytes or more (uploads and workspaces), its limit; delete files or threads to make room`,
+      `this API key would store more than ${this.limits.storedBytes} bytes (uploads, uploads under way and workspaces), its limit (${limitVariable('storedBytes')}); delete files or threads to make room`,
       { limit: 'stored_bytes', retryAfterSeconds: QUOTA_RETRY_S },
     );
   }

@@ -6,9 +6,11 @@ import {
   NotFoundError,
   PayloadTooLargeError,
 } from '../../errors/index.ts';
+import { formatBytes } from '../../sandbox/exec-result.ts';
 import type { FileRecord } from '../../store/store.ts';
 import type { AppDeps } from '../deps.ts';
 import { newId } from '../ids.ts';
+import type { StoredBytesHold } from '../limits/stored-bytes.ts';
 import { safeFilename } from '../services/safe-filename.ts';
 import type { FileObject } from '../wire/objects.ts';
 import { listOf, pageOf } from './pagination.ts';
@@ -55,25 +57,52 @@ export async function uploadedFile(
 }
 
 /**
- * Streams an upload's bytes into file storage under `id`; a cut-off or malformed body is a
- * 400, one over the owner's stored-bytes limit a 429 (nothing of it is kept).
+ * Streams an upload's bytes into file storage under `id`. Each chunk is held against the
+ * owner's stored-bytes quota before it is written; the hold is returned, to be released
+ * once the store counts the file (`hold.release(bytes)`) or the upload failed
+ * (`hold.release(0)`: done here for failures of the save itself). A cut-off or malformed
+ * body is a 400, a file over ANALYST_MAX_UPLOAD_BYTES a 413, one over the quota a 429;
+ * nothing of a refused upload is kept.
  */
 export async function saveUpload(
   deps: AppDeps,
   id: string,
   part: MultipartFile,
-  owner: string,
-): Promise<{ bytes: number; sha256: string }> {
-  const left = await deps.limits.storedBytesLeft(owner);
-  const maxBytes = Math.min(deps.config.maxUploadBytes, left);
+  request: FastifyRequest,
+): Promise<{ bytes: number; sha256: string; hold: StoredBytesHold }> {
+  const { maxUploadBytes } = deps.config;
+  const declared = Number(request.headers['content-length']);
+  // The declared body (the file and its multipart framing) is held before anything is read:
+  // uploads at once cannot each see the same room. A body without a length grows its hold.
+  const hold = await deps.limits.holdStoredBytes(
+    request.owner,
+    Number.isSafeInteger(declared) && declared > 0 ? Math.min(declared, maxUploadBytes) : 1,
+  );
   try {
-    return await deps.files.save(id, part.file, maxBytes, () => part.file.truncated);
+    const saved = await deps.files.save(id, part.file, {
+      maxBytes: maxUploadBytes,
+      beforeWrite: (total) => {
+        if (hold.growTo(total)) return;
+        // Given back at once, so that of uploads racing for the last room one goes on.
+        hold.release(0);
+        throw deps.limits.storedBytesError();
+      },
+      truncated: () => part.file.truncated,
+    });
+    return { ...saved, hold };
   } catch (error) {
-    if (error instanceof PayloadTooLargeError && maxBytes < deps.config.maxUploadBytes) {
-      throw deps.limits.storedBytesError();
-    }
+    hold.release(0);
+    if (error instanceof PayloadTooLargeError) throw uploadTooLarge(maxUploadBytes);
     throw asUploadError(error);
   }
+}
+
+/** The 413 of a file over the upload limit, naming the limit and how to raise it. */
+export function uploadTooLarge(maxUploadBytes: number): PayloadTooLargeError {
+  return new PayloadTooLargeError(
+    `the file is larger than the upload limit of ${formatBytes(maxUploadBytes)} (${maxUploadBytes} bytes, ANALYST_MAX_UPLOAD_BYTES)`,
+    { param: 'file' },
+  );
 }
 
 /**
@@ -96,10 +125,17 @@ export function registerFileRoutes(app: FastifyInstance, deps: AppDeps): void {
     const purpose = fields.purpose?.trim() || 'file-extract';
     if (purpose.length > 64) throw new InvalidInputError('purpose is too long', { param: 'purpose' });
     const id = newId('file');
-    const { bytes, sha256 } = await saveUpload(deps, id, part, request.owner);
-    return fileObject(
-      await deps.store.createFile({ id, owner: request.owner, filename, purpose, bytes, sha256 }),
-    );
+    const { bytes, sha256, hold } = await saveUpload(deps, id, part, request);
+    let record: FileRecord;
+    try {
+      record = await deps.store.createFile({ id, owner: request.owner, filename, purpose, bytes, sha256 });
+    } catch (error) {
+      hold.release(0);
+      await deps.files.delete(id);
+      throw error;
+    }
+    hold.release(bytes);
+    return fileObject(record);
   });
 
   app.get('/v1/files', async (request) => {

@@ -60,12 +60,15 @@ export function registerThreadFileRoutes(app: FastifyInstance, deps: AppDeps): v
       const name = folderOf(fields.folder) + safeFilename(part.filename);
       // Staged in file storage first (its size checked, its hash taken), then placed.
       const staging = `.upload-${newId('file')}`;
-      const { bytes, sha256 } = await saveUpload(deps, staging, part, request.owner);
+      const { bytes, sha256, hold } = await saveUpload(deps, staging, part, request);
+      let stored = 0;
       try {
         const path = await deps.threads.place(thread, () => deps.files.open(staging), name, sha256);
         await deps.threads.recordUsage(thread);
+        stored = bytes;
         return { path, bytes, url: threadFileUrl(baseUrl(deps.config), thread.id, path) };
       } finally {
+        hold.release(stored);
         await deps.files.delete(staging);
       }
     } finally {

@@ -4,6 +4,7 @@ import type { AppDeps } from '../deps.ts';
 import { validate } from '../validate.ts';
 import type { MessageObject, ThreadObject } from '../wire/objects.ts';
 import { CreateThreadSchema, ThreadListQuerySchema, UpdateThreadSchema } from '../wire/requests.ts';
+import { eventPageOf } from './event-page-query.ts';
 import { listOf, pageOf } from './pagination.ts';
 import { runObject } from './runs.ts';
 
@@ -86,9 +87,15 @@ export function registerThreadRoutes(app: FastifyInstance, deps: AppDeps): void 
     return { object: 'list', data: messages.map(messageObject), has_more: false };
   });
 
-  app.get<ThreadParams>('/v1/threads/:id/events', async (request) => {
+  app.get<ThreadParams>('/v1/threads/:id/events', async (request, reply) => {
     const thread = await deps.threads.get(request.owner, request.params.id);
-    return { object: 'list', data: await deps.store.threadEvents(thread.id) };
+    const page = await deps.store.threadEventsPage(thread.id, eventPageOf(request.query));
+    // The stored JSON goes out as it is: no parse and no re-serialization of a page.
+    return reply
+      .type('application/json; charset=utf-8')
+      .send(
+        `{"object":"list","data":[${page.bodies.join(',')}],"has_more":${page.hasMore},"last_id":${JSON.stringify(page.last ? `${page.last.runId}:${page.last.seq}` : null)}}`,
+      );
   });
 
   app.post<ThreadParams>('/v1/threads/:id/cancel', async (request) => {

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { AgentEvent } from '../../contract/events.ts';
 import { eventOf, fileOf, messageOf, type Row, runOf, storedEventOf, threadOf } from '../rows.ts';
+import { cutEventPage, type EventPage, type EventPageOptions } from '../event-pages.ts';
 import { INTERRUPTED_REASON, threadBusyError, tooManyRunsError } from '../run-errors.ts';
 import type {
   CreateRunOptions,
@@ -377,6 +378,17 @@ export class PostgresStore implements Store {
       [threadId],
     );
     return rows.map(eventOf);
+  }
+
+  async threadEventsPage(threadId: string, options: EventPageOptions): Promise<EventPage> {
+    const rows = await this.rows(
+      `SELECT e.run_id, e.seq, e.body FROM events e JOIN runs r ON r.id = e.run_id
+       WHERE r.thread_id = $1
+         AND ($2::text IS NULL OR (r.created_at, r.id, e.seq) > ((SELECT created_at FROM runs WHERE id = $2), $2, $3))
+       ORDER BY r.created_at, r.id, e.seq LIMIT $4`,
+      [threadId, options.after?.runId ?? null, options.after?.seq ?? 0, options.limit + 1],
+    );
+    return cutEventPage(rows, options);
   }
 
   async markInterruptedRuns(): Promise<string[]> {

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import type { AgentEvent } from '../../contract/events.ts';
 import { eventOf, fileOf, messageOf, type Row, runOf, storedEventOf, threadOf } from '../rows.ts';
+import { cutEventPage, type EventPage, type EventPageOptions } from '../event-pages.ts';
 import { INTERRUPTED_REASON, threadBusyError, tooManyRunsError } from '../run-errors.ts';
 import type {
   CreateRunOptions,
@@ -293,6 +294,30 @@ export class SqliteStore implements Store {
       'SELECT e.body FROM events e JOIN runs r ON r.id = e.run_id WHERE r.thread_id = ? ORDER BY r.created_at, r.id, e.seq',
     ).all(threadId) as Row[];
     return rows.map(eventOf);
+  }
+
+  async threadEventsPage(threadId: string, options: EventPageOptions): Promise<EventPage> {
+    const statement = this.statement(
+      `SELECT e.run_id, e.seq, e.body FROM events e JOIN runs r ON r.id = e.run_id
+       WHERE r.thread_id = @threadId
+         AND (@afterRun IS NULL OR (r.created_at, r.id, e.seq) > ((SELECT created_at FROM runs WHERE id = @afterRun), @afterRun, @afterSeq))
+       ORDER BY r.created_at, r.id, e.seq LIMIT @rows`,
+    );
+    // Row by row, stopping one row past the page: reading all `limit` rows of large events
+    // at once would be the unbounded synchronous step the page exists to avoid.
+    const rows: Row[] = [];
+    let chars = 0;
+    for (const row of statement.iterate({
+      threadId,
+      afterRun: options.after?.runId ?? null,
+      afterSeq: options.after?.seq ?? 0,
+      rows: options.limit + 1,
+    }) as Iterable<Row>) {
+      rows.push(row);
+      chars += (row.body as string).length;
+      if (chars > options.maxChars) break;
+    }
+    return cutEventPage(rows, options);
   }
 
   async markInterruptedRuns(): Promise<string[]> {

@@ -14,7 +14,7 @@ import { mountPoints } from './system-commands.ts';
 export interface LoopWorkspaceOptions {
   /** Holds each workspace's image (`<id>.img`) and mount point (`<id>/`). */
   root: string;
-  /** Size quota of a new workspace. Default 1 GiB. */
+  /** Size quota of a new workspace. Default 8 GiB (DEFAULT_QUOTA_BYTES). */
   quotaBytes?: number;
   /** File (inode) quota of a new workspace. Default 200,000. */
   quotaFiles?: number;
@@ -41,7 +41,12 @@ export interface LoopWorkspaceOptions {
   onError?: (error: unknown) => void;
 }
 
-export const DEFAULT_QUOTA_BYTES = 1024 * 1024 * 1024;
+/**
+ * 8 GiB: room for one upload of the largest default size (4 GiB, ANALYST_MAX_UPLOAD_BYTES)
+ * and as much again for DuckDB's spill files. The image is sparse: it costs the disk what
+ * is written to it, and an empty one about 4 MB.
+ */
+export const DEFAULT_QUOTA_BYTES = 8 * 1024 ** 3;
 export const DEFAULT_QUOTA_FILES = 200_000;
 const ID = /^ws-[0-9a-f]{24}$/;
 

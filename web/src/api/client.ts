@@ -136,17 +136,25 @@ export function blobUrl(path: string, version = ''): Promise<string> {
   return url;
 }
 
-/** Uploads one file into the thread's workspace (optionally into a folder), reporting progress. */
+/**
+ * Uploads one file into the thread's workspace (optionally into a folder), reporting progress.
+ * Aborting `abortSignal` stops the upload (the server then keeps nothing of it); the promise
+ * rejects with an ApiError whose code is `cancelled`.
+ */
 export function uploadFile(
   threadId: string,
   file: File,
   folder: string,
   onProgress: (fraction: number) => void,
+  abortSignal?: AbortSignal,
 ): Promise<{ path: string; bytes: number }> {
   let sent: string | undefined;
   const send = (): Promise<{ path: string; bytes: number }> =>
     new Promise((resolve, reject) => {
       const request = new XMLHttpRequest();
+      if (abortSignal?.aborted) return reject(new ApiError('cancelled', 0, 'cancelled'));
+      abortSignal?.addEventListener('abort', () => request.abort(), { once: true });
+      request.onabort = () => reject(new ApiError('cancelled', 0, 'cancelled'));
       request.open('POST', `/v1/threads/${threadId}/files`);
       sent = apiKey;
       if (apiKey) request.setRequestHeader('authorization', `Bearer ${apiKey}`);

@@ -1,25 +1,24 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { CellStep } from '../../../src/agent/view/steps.ts';
-import { type ApiError, api, download, setKeyPrompt, uploadFile } from '../api/client.ts';
+import { type ApiError, api, download, setKeyPrompt } from '../api/client.ts';
 import type { List, Model, Thread, ThreadSettings } from '../api/types.ts';
 import { currentLanguage, setLanguage, t } from '../i18n/i18n.ts';
 import { fileUrl } from '../lib/files.ts';
 import { useLanguage, useSubscription } from '../lib/hooks.ts';
 import { ThreadSession } from '../state/thread-session.ts';
+import { useUploads } from '../state/use-uploads.ts';
 import { Chat, RunningIndicator } from './Chat.tsx';
 import { Composer } from './Composer.tsx';
 import { ConfirmDialog, KeyDialog, SettingsDialog, ShortcutsDialog } from './Dialogs.tsx';
 import { Inspector } from './Inspector.tsx';
 import { ThreadList } from './ThreadList.tsx';
-import { type Upload, uploadError, WorkspacePanel } from './WorkspacePanel.tsx';
+import { WorkspacePanel } from './WorkspacePanel.tsx';
 
 type Pane = 'threads' | 'chat' | 'inspector';
 
 function threadIdOfUrl(): string | undefined {
   return /^\/t\/(thread-[0-9a-f]{24})\/?$/.exec(location.pathname)?.[1];
 }
-
-let uploadIds = 0;
 
 /** The studio: threads and files (left), chat (centre), inspector (right); tabs on a narrow screen. */
 export function App() {
@@ -29,7 +28,7 @@ export function App() {
   const [models, setModels] = useState<Model[]>([]);
   const [draft, setDraft] = useState<{ model?: string; settings: ThreadSettings }>({ settings: {} });
   const [listVersion, setListVersion] = useState(0);
-  const [uploads, setUploads] = useState<Upload[]>([]);
+  const uploads = useUploads();
   const [inspector, setInspector] = useState<{ tab: 'preview' | 'code'; path?: string; cell?: CellStep }>({
     tab: 'preview',
   });
@@ -164,23 +163,7 @@ export function App() {
     } catch (error) {
       return report(error);
     }
-    await Promise.all(
-      files.map(async ({ file, folder }) => {
-        const id = ++uploadIds;
-        const name = folder ? `${folder}/${file.name}` : file.name;
-        setUploads((list) => [...list, { id, name, fraction: 0 }]);
-        try {
-          await uploadFile(target.id, file, folder, (fraction) =>
-            setUploads((list) => list.map((u) => (u.id === id ? { ...u, fraction } : u))),
-          );
-          setUploads((list) => list.filter((u) => u.id !== id));
-        } catch (error) {
-          const message = uploadError(error, name);
-          setUploads((list) => list.map((u) => (u.id === id ? { ...u, error: message } : u)));
-          setTimeout(() => setUploads((list) => list.filter((u) => u.id !== id)), 15_000);
-        }
-      }),
-    );
+    await uploads.start(target.id, files);
     await target.refreshFiles();
   };
 
@@ -344,7 +327,8 @@ export function App() {
           <WorkspacePanel
             files={files}
             generated={generated}
-            uploads={uploads}
+            uploads={uploads.uploads}
+            onCancelUpload={uploads.cancel}
             selected={inspector.path}
             onUpload={(list) => void onUpload(list)}
             onOpen={openFile}

@@ -18,6 +18,8 @@ export function WorkspacePanel(props: {
   uploads: Upload[];
   selected: string | undefined;
   onUpload: (files: Array<{ file: File; folder: string }>) => void;
+  /** Stops an upload under way (its row goes). */
+  onCancelUpload?: (id: number) => void;
   onOpen: (path: string) => void;
   onDownload: (path: string) => void;
   onDelete: (path: string) => void;
@@ -83,7 +85,20 @@ export function WorkspacePanel(props: {
                 t('files.failed', { name: u.name, message: u.error })
               ) : (
                 <>
-                  <span>{t('files.uploading', { name: u.name })}</span>
+                  <span class="upload-head">
+                    <span>{t('files.uploading', { name: u.name })}</span>
+                    {props.onCancelUpload && (
+                      <button
+                        type="button"
+                        class="ghost icon cancel-upload"
+                        title={t('files.cancelUpload', { name: u.name })}
+                        aria-label={t('files.cancelUpload', { name: u.name })}
+                        onClick={() => props.onCancelUpload?.(u.id)}
+                      >
+                        ×
+                      </button>
+                    )}
+                  </span>
                   <progress max={1} value={u.fraction} />
                 </>
               )}
@@ -175,7 +190,9 @@ function TreeItem(props: {
 }
 
 export function uploadError(error: unknown, name: string): string {
-  if (error instanceof ApiError && error.status === 413) return t('files.tooLarge', { name });
+  // The server's 413 names the limit and the variable that raises it.
+  if (error instanceof ApiError && error.status === 413)
+    return error.message.startsWith('HTTP ') ? t('files.tooLarge', { name }) : error.message;
   if (error instanceof ApiError && error.status === 0) return t('error.network');
   return (error as Error).message;
 }

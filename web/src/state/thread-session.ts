@@ -38,14 +38,14 @@ export class ThreadSession {
   static async open(id: string): Promise<ThreadSession> {
     const [thread, events, files] = await Promise.all([
       api<Thread>(`/v1/threads/${id}`),
-      api<List<AgentEvent>>(`/v1/threads/${id}/events`),
+      threadEvents(id),
       api<List<WorkspaceFile>>(`/v1/threads/${id}/files`),
     ]);
     const session = new ThreadSession(thread);
     session.files = files.data;
     const byRun = new Map<string, AgentEvent[]>();
     let current: AgentEvent[] | undefined;
-    for (const event of events.data) {
+    for (const event of events) {
       if (event.type === 'run-start') {
         current = [];
         byRun.set(event.run_id, current);
@@ -223,5 +223,23 @@ export class ThreadSession {
     }
     if (event.type === 'run-end') state.status = event.status;
     this.changed();
+  }
+}
+
+/**
+ * Every event of a thread, page by page: the server bounds what one response serializes
+ * (`has_more` and `last_id`, passed back as `after`).
+ */
+async function threadEvents(id: string): Promise<AgentEvent[]> {
+  const events: AgentEvent[] = [];
+  let after: string | undefined;
+  for (;;) {
+    const query = after ? `?after=${encodeURIComponent(after)}` : '';
+    const page = await api<List<AgentEvent> & { last_id?: string | null }>(
+      `/v1/threads/${id}/events${query}`,
+    );
+    events.push(...page.data);
+    if (!page.has_more || !page.last_id) return events;
+    after = page.last_id;
   }
 }
