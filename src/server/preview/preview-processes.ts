@@ -51,9 +51,7 @@ interface Launch {
  * writes (its SQLite copy) and no core dumps. A job over its time, or whose client hung up,
  * has its process group killed — native code included, which a worker thread's terminate
  * cannot stop — and its private directory removed before the job settles. Processes are
- * started by a launcher thread (`launcher-thread.ts`), which keeps one spare ready, at the
- * lowest priority (`nice` 19 and their autogroup's too), so a spinning parser takes the CPU
- * the server leaves, not the CPU `/health` needs.
+ * started by a launcher thread (`launcher-thread.ts`), which keeps one spare ready.
  */
 export class PreviewProcesses {
   private readonly waiting: Array<{ start: () => void; fail: (e: Error) => void }> = [];
@@ -210,11 +208,8 @@ export class PreviewProcesses {
     if (this.launcher) return this.launcher;
     const timeoutMs = this.options.timeoutMs ?? 15_000;
     const settings: LaunchSettings = {
-      command: 'nice',
+      command: 'prlimit',
       args: [
-        '-n',
-        '19',
-        'prlimit',
         `--data=${this.options.memoryBytes ?? 512 * 1024 * 1024}`,
         `--cpu=${Math.ceil(timeoutMs / 1000) + 3}`,
         `--fsize=${MAX_SQLITE_BYTES + 1024 * 1024}`,
