@@ -123,7 +123,9 @@ export async function testConnectionDb(kind: ConnectionKind): Promise<TestConnec
     const conn = new Database(path);
     try {
       const statement = conn.prepare(sql);
-      return statement.reader ? (statement.all() as Array<Record<string, unknown>>) : (statement.run(), []);
+      if (statement.reader) return statement.all() as Array<Record<string, unknown>>;
+      statement.run();
+      return [];
     } finally {
       conn.close();
     }
