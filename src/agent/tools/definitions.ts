@@ -17,7 +17,14 @@ export const TOOL_DEFINITIONS: Record<ToolName, ToolDefinition> = {
         '(r1, r2, ...), are kept for python_exec.',
       parameters: {
         type: 'object',
-        properties: { sql: { type: 'string', description: 'One SQLite SELECT statement.' } },
+        properties: {
+          sql: { type: 'string', description: 'One SQLite SELECT statement.' },
+          connection: {
+            type: 'string',
+            description:
+              "Optional: the id of one of the thread's database connections; the statement then runs there, read-only, in that database's SQL dialect.",
+          },
+        },
         required: ['sql'],
         additionalProperties: false,
       },
