@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { RunLimits } from '../agent/budget.ts';
+import type { RunConnections } from '../agent/connections.ts';
 import type { AgentEvent } from '../agent/events.ts';
 import { readTextFrom } from '../agent/grounding/evidence.ts';
 import { cellProtocol } from '../agent/protocols/cell.ts';
@@ -46,6 +47,8 @@ export interface StartRun {
   sampling?: SamplingOptions;
   /** How the answer's numbers are checked (SPEC §4.6). Default: the model's setting, else `check`. */
   grounding?: GroundingMode;
+  /** The thread's database connections, checked against the key. */
+  connections?: RunConnections;
 }
 
 export interface RunServiceOptions {
@@ -385,6 +388,7 @@ export class RunService {
         sampling: request.sampling,
         grounding: request.grounding ?? request.entry.grounding,
         readTextFile: readTextFrom(workspace),
+        ...(request.connections ? { connections: request.connections } : {}),
       });
       for await (const event of events) await emit(event);
     } catch (error) {

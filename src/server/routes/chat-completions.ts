@@ -12,6 +12,7 @@ import {
   usageChunk,
 } from '../chat/completion.ts';
 import { conversationOf, fileIdsOf, parseChatRequest, samplingOf, threadIdOf } from '../chat/request.ts';
+import { checkConnectionIds, connectionsForRun } from '../chat/run-connections.ts';
 import type { AppDeps } from '../deps.ts';
 import { baseUrl, threadFileUrl } from '../file-links.ts';
 import { abortOnHangUp } from '../hang-up.ts';
@@ -43,7 +44,9 @@ export function registerChatRoutes(app: FastifyInstance, deps: AppDeps): void {
     const asked = conversationOf(body);
     const threadId = threadIdOf(body);
     const files = await Promise.all(fileIdsOf(body).map((id) => deps.threads.file(owner, id)));
+    checkConnectionIds(deps, owner, body.connection_ids);
     const thread = threadId ? await deps.threads.get(owner, threadId) : await deps.threads.create(owner);
+    const connections = await connectionsForRun(deps, owner, thread, body.connection_ids);
     deps.threads.assertWritable(thread.id);
     // Claimed before anything is awaited: of two requests on one thread, exactly one passes.
     const reservation = deps.runs.reserve(thread.id);
@@ -61,6 +64,7 @@ export function registerChatRoutes(app: FastifyInstance, deps: AppDeps): void {
         fileUrl,
         sampling: samplingOf(body),
         grounding: body.grounding,
+        connections,
       },
       reservation,
     );

@@ -3,6 +3,7 @@ import { NotFoundError } from '../../errors/index.ts';
 import { samplingFromWire } from '../../llm/sampling.ts';
 import type { RunRecord } from '../../store/store.ts';
 import { conversationOf, fileIdsOf } from '../chat/request.ts';
+import { connectionsForRun } from '../chat/run-connections.ts';
 import type { AppDeps } from '../deps.ts';
 import { baseUrl, threadFileUrl } from '../file-links.ts';
 import { corsHeaders, SseStream } from '../sse.ts';
@@ -52,6 +53,7 @@ export function registerRunRoutes(app: FastifyInstance, deps: AppDeps): void {
     const files = await Promise.all(
       fileIdsOf({ ...body, messages: body.messages ?? [] }).map((id) => deps.threads.file(owner, id)),
     );
+    const connections = await connectionsForRun(deps, owner, thread, body.connection_ids);
     deps.threads.assertWritable(thread.id);
     const reservation = deps.runs.reserve(thread.id);
     const base = baseUrl(deps.config);
@@ -72,6 +74,7 @@ export function registerRunRoutes(app: FastifyInstance, deps: AppDeps): void {
         fileUrl: (path) => threadFileUrl(base, thread.id, path),
         sampling: samplingFromWire(body),
         grounding: body.grounding,
+        connections,
       },
       reservation,
     );
