@@ -96,6 +96,12 @@ export function postgresDriver(options: PostgresDriverOptions): ConnectionDriver
       throw classify(error, timeoutMs);
     }
     let broken = false;
+    // A server that goes away mid-statement makes a checked-out client emit `error`: without a
+    // listener that is an uncaught exception that would stop the whole service.
+    const onError = () => {
+      broken = true;
+    };
+    client.on('error', onError);
     try {
       await client.query('BEGIN READ ONLY');
       await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.round(timeoutMs))}`);
@@ -110,6 +116,7 @@ export function postgresDriver(options: PostgresDriverOptions): ConnectionDriver
       }
       throw classify(error, timeoutMs);
     } finally {
+      client.off('error', onError);
       client.release(broken);
     }
   }
