@@ -1,3 +1,4 @@
+import type { RunConnections } from '../agent/connections.ts';
 import type { LanguageModel, ModelEntry } from '../llm/model.ts';
 import type { RunService } from '../runs/run-service.ts';
 import type { SandboxManager } from '../sandbox/sandbox.ts';
@@ -36,6 +37,8 @@ export interface McpHost {
   runs: RunService;
   /** The model a run_analysis call names (or the default), with a client for it (none for offline). */
   model(id: string | undefined): { entry: ModelEntry; model: LanguageModel | undefined };
+  /** The database connections the session's key may use (docs/connections.md); absent for a local host. */
+  connections?: RunConnections;
   /** Tools hidden from clients (DISALLOWED_TOOLS). */
   disallowedTools: ReadonlySet<string>;
   /** A link a person can open for a workspace file (a download URL, or a file:// URL). */

@@ -1,3 +1,4 @@
+import { runConnections } from '../agent/connections.ts';
 import type { AppDeps } from '../server/deps.ts';
 import { baseUrl, threadFileUrl } from '../server/file-links.ts';
 import type { ThreadRecord } from '../store/store.ts';
@@ -38,6 +39,11 @@ export function serviceHost(deps: AppDeps, owner: string, threadId: string | und
     },
     sandbox: deps.sandbox,
     runs: deps.runs,
+    connections: runConnections(
+      deps.connections,
+      owner,
+      deps.connections.list(owner).map((c) => c.id),
+    ),
     model(modelId) {
       const entry = modelId ? deps.registry.get(modelId) : deps.registry.default();
       return {
