@@ -10,19 +10,20 @@ import { TEST_IMAGE } from '../helpers/sandbox.ts';
 
 const BIN = resolve('bin/analyst.js');
 
-function analyst(args: string[], cwd: string, env: Record<string, string>) {
+function analyst(args: string[], cwd: string, env: Record<string, string>, input?: string) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd,
       env: { ...process.env, PYTHON_SANDBOX_IMAGE: TEST_IMAGE, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (input !== undefined) child.stdin!.end(input);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
+    child.stdout!.on('data', (d: Buffer) => {
       stdout += d.toString();
     });
-    child.stderr.on('data', (d: Buffer) => {
+    child.stderr!.on('data', (d: Buffer) => {
       stderr += d.toString();
     });
     child.on('close', (code) => done({ code, stdout, stderr }));
@@ -102,6 +103,61 @@ describe('analyst run --connection (SQLite connection, scripted tools-mode model
       );
       assert.equal(unknown.code, 2);
       assert.match(unknown.stderr, /--connection nope: no such connection/);
+    } finally {
+      await scripted.close();
+    }
+  });
+
+  test('analyst chat --connection: the question is asked with the connection', async () => {
+    const top = Math.max(...SALES.map((s) => s.units));
+    const scripted = await startScriptedModel({
+      script: {
+        turns: [
+          {
+            expect: { last_contains: 'connection "shop"' },
+            tool_calls: [
+              {
+                id: 'call_1',
+                name: 'query',
+                arguments: { connection: 'shop', sql: 'SELECT MAX(units) AS top FROM sales' },
+              },
+            ],
+          },
+          {
+            expect: { last_contains: `| r1 | ${top} |` },
+            content: `The most units in one sale: ${top} (r1).`,
+          },
+        ],
+      },
+    });
+    try {
+      await writeFile(
+        join(dir, 'chat-connections.json'),
+        JSON.stringify({ connections: [{ id: 'shop', kind: 'sqlite', url: db.url, keys: 'all' }] }),
+      );
+      await writeFile(
+        join(dir, 'chat-models.json'),
+        JSON.stringify({
+          models: [{ id: 'scripted', protocol: 'tools', base_url: scripted.url, model: 'scripted' }],
+        }),
+      );
+      const chat = await analyst(
+        [
+          'chat',
+          '--connection',
+          'shop',
+          '--models',
+          'chat-models.json',
+          '--data-dir',
+          join(dir, 'chat-data'),
+        ],
+        dir,
+        { ANALYST_CONNECTIONS_FILE: join(dir, 'chat-connections.json') },
+        'What is the most units in one sale?\n',
+      );
+      assert.equal(chat.code, 0, chat.stderr + chat.stdout);
+      assert.deepEqual(scripted.failures, []);
+      assert.match(chat.stdout, new RegExp(`The most units in one sale: ${top}`));
     } finally {
       await scripted.close();
     }
