@@ -132,5 +132,32 @@ for (const { kind, skip } of KINDS) {
         await server.close();
       }
     });
+
+    test("deepanalyze: the prompt lists the connection's tables with their columns, never its URL", async () => {
+      const { server, model } = await scriptedModel({
+        turns: [{ expect: { last_contains: 'Database tables' }, content: '<Answer>Noted.</Answer>' }],
+      });
+      try {
+        const events = await collect({
+          model,
+          protocol: 'deepanalyze',
+          messages: question('What tables are there?'),
+          sandbox,
+          session: { id: `conn-da-${kind}`, workspace: workspace.ws },
+          connections: runConnections(registry, 'owner-a', ['shop']),
+        });
+        assert.deepEqual(server.failures, []);
+        assert.equal(runEnd(events).status, 'completed');
+        const prompt = JSON.stringify(server.requests[0]!.body);
+        assert.match(prompt, /connection \\"shop\\"/);
+        assert.match(
+          prompt,
+          /sales[^"]*: id [a-z0-9()]+, region [a-z0-9() ]+, amount [a-z0-9(),]+, units [a-z]+/,
+        );
+        assert.ok(!prompt.includes(db.url));
+      } finally {
+        await server.close();
+      }
+    });
   });
 }
