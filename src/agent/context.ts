@@ -2,6 +2,7 @@ import type { ChatMessage, LanguageModel } from '../llm/model.ts';
 import type { SamplingOptions } from '../llm/sampling.ts';
 import type { SandboxManager, SessionRef } from '../sandbox/sandbox.ts';
 import type { Budget } from './budget.ts';
+import type { RunConnections } from './connections.ts';
 
 /** Everything a protocol needs to run one analysis; built by runAnalysis. */
 export interface RunContext {
@@ -33,4 +34,6 @@ export interface RunContext {
   repairAnswer: (howToAnswer: string) => string | undefined;
   /** Tools mode: the rows a query returned (with their rids), as evidence for grounding. */
   noteQueryRows: (cellId: string, rows: ReadonlyArray<Record<string, unknown>>) => void;
+  /** The database connections of the thread (tools-mode `query` with `connection`); absent when none. */
+  connections?: RunConnections;
 }

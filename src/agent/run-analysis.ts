@@ -4,6 +4,7 @@ import type { ChatMessage, GroundingMode, LanguageModel, ProtocolName } from '..
 import type { SamplingOptions } from '../llm/sampling.ts';
 import type { SandboxManager, SessionRef } from '../sandbox/sandbox.ts';
 import { Budget, DEFAULT_RUN_LIMITS, type RunLimits } from './budget.ts';
+import type { RunConnections } from './connections.ts';
 import type { RunContext } from './context.ts';
 import { CapReachedError } from './errors/cap-reached-error.ts';
 import type { AgentEvent, RunStatus } from './events.ts';
@@ -47,6 +48,8 @@ export interface RunAnalysisOptions {
   now?: () => number;
   newId?: (prefix: string) => string;
   runId?: string;
+  /** The thread's database connections, already checked against the key (docs/connections.md). */
+  connections?: RunConnections;
 }
 
 /**
@@ -93,6 +96,7 @@ export async function* runAnalysis(options: RunAnalysisOptions): AsyncGenerator<
     sampling: options.sampling ?? {},
     repairAnswer: (howToAnswer) => checker.repairInstruction(howToAnswer),
     noteQueryRows: (cellId, rows) => checker.addRows(cellId, rows),
+    ...(options.connections?.list.length ? { connections: options.connections } : {}),
   };
 
   const writer = new TranscriptWriter(context.fileUrl);

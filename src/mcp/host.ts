@@ -1,3 +1,4 @@
+import type { RunConnections } from '../agent/connections.ts';
 import type { RunService } from '../runs/run-service.ts';
 import type { SandboxManager } from '../sandbox/sandbox.ts';
 import type { ThreadRecord } from '../store/store.ts';
@@ -33,6 +34,8 @@ export interface McpHost {
   ): Promise<T>;
   sandbox: SandboxManager;
   runs: RunService;
+  /** The database connections the session's key may use (docs/connections.md); absent for a local host. */
+  connections?: RunConnections;
   /** Tools hidden from clients (DISALLOWED_TOOLS). */
   disallowedTools: ReadonlySet<string>;
   /** A link a person can open for a workspace file (a download URL, or a file:// URL). */

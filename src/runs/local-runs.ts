@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunLimits } from '../agent/budget.ts';
+import type { RunConnections } from '../agent/connections.ts';
 import type { AgentEvent } from '../agent/events.ts';
 import { randomHex } from '../ids/random-hex.ts';
 import type { ChatMessage, GroundingMode, LanguageModel, ModelEntry } from '../llm/model.ts';
@@ -74,6 +75,8 @@ export class LocalRuns {
       fileUrl?: (path: string) => string;
       grounding?: GroundingMode;
       abortSignal?: AbortSignal;
+      /** Database connections the run may query (tools mode). */
+      connections?: RunConnections;
     },
   ): AsyncGenerator<AgentEvent, void> {
     const { run } = await this.runs.submit({

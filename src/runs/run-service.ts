@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { RunLimits } from '../agent/budget.ts';
+import type { RunConnections } from '../agent/connections.ts';
 import type { AgentEvent } from '../agent/events.ts';
 import { readTextFrom } from '../agent/grounding/evidence.ts';
 import { cellProtocol } from '../agent/protocols/cell.ts';
@@ -54,6 +55,8 @@ export interface StartRun {
   sampling?: SamplingOptions;
   /** How the answer's numbers are checked (docs/spec.md#grounding). Default: the model's setting, else `check`. */
   grounding?: GroundingMode;
+  /** The thread's database connections, checked against the key. */
+  connections?: RunConnections;
 }
 
 export interface RunServiceOptions {
@@ -173,6 +176,7 @@ export class RunService {
       request.threadId === undefined
         ? await threads.create(request.owner)
         : await threads.get(request.owner, request.threadId);
+    const connections = await request.connections?.(thread);
     threads.assertWritable(thread.id);
     // Claimed before anything else is awaited: of two requests on one thread, exactly one passes.
     const reservation = this.reserve(thread.id);
@@ -192,6 +196,7 @@ export class RunService {
         limits: request.limits,
         sampling: request.sampling,
         grounding: request.grounding,
+        connections,
       },
       reservation,
     );
@@ -458,6 +463,7 @@ export class RunService {
         sampling: request.sampling,
         grounding: request.grounding ?? request.entry.grounding,
         readTextFile: readTextFrom(workspace),
+        ...(request.connections ? { connections: request.connections } : {}),
       });
       for await (const event of events) await emit(event);
     } catch (error) {

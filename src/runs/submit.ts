@@ -1,4 +1,5 @@
 import type { RunLimits } from '../agent/budget.ts';
+import type { RunConnections } from '../agent/connections.ts';
 import type { ChatMessage, GroundingMode, ModelEntry } from '../llm/model.ts';
 import type { ResolvedModel } from '../llm/registry.ts';
 import type { SamplingOptions } from '../llm/sampling.ts';
@@ -38,6 +39,11 @@ export interface SubmitRun {
   sampling?: SamplingOptions;
   /** How the answer's numbers are checked (docs/spec.md#grounding). Default: the model's setting, else `check`. */
   grounding?: GroundingMode;
+  /**
+   * The run's database connections, resolved once the thread is known (a thread remembers its
+   * connections) and before it is claimed; throws NotFoundError for one the owner may not use.
+   */
+  connections?: (thread: ThreadRecord) => Promise<RunConnections | undefined>;
 }
 
 /** A run `submit` started (status `running`), the thread it runs on and the model it uses. */

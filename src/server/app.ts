@@ -7,6 +7,7 @@ import type { AppDeps } from './deps.ts';
 import { API_ROUTES, openApiDocument } from './openapi.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
 import { registerChatRoutes } from './routes/chat-completions.ts';
+import { registerConnectionRoutes } from './routes/connections.ts';
 import { registerExecRoutes } from './routes/exec.ts';
 import { registerExportRoutes } from './routes/export.ts';
 import { registerFileRoutes } from './routes/files.ts';
@@ -115,6 +116,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   registerMcpRoutes(app, deps);
   registerPreviewRoutes(app, deps);
   registerExportRoutes(app, deps);
+  registerConnectionRoutes(app, deps);
   registerWebRoutes(app, { dist: options.webDist });
   return app;
 }

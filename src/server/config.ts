@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { parseDisallowedTools } from '../agent/tools/definitions.ts';
+import { type ConnectionConfig, loadConnectionsConfig } from '../connections/config.ts';
 import { ConfigurationError } from '../errors/index.ts';
 import { DEFAULT_QUOTA_BYTES } from '../workspace/index.ts';
 import { type KeyLimits, loadKeyLimits } from './limits/key-limits.ts';
@@ -61,6 +62,8 @@ export interface ServerConfig {
   runLeaseMs: number;
   /** Per-key limits (ANALYST_LIMIT_*); Infinity where there is none. */
   limits: KeyLimits;
+  /** Read-only database connections (ANALYST_CONNECTIONS_FILE); their URLs are secrets. */
+  connections: ConnectionConfig[];
 }
 
 export interface ServeFlags {
@@ -157,6 +160,7 @@ export function loadServerConfig(flags: ServeFlags, env: Record<string, string |
     databaseUrl: databaseUrlOf(env.ANALYST_DATABASE_URL),
     runLeaseMs: integer(env.ANALYST_RUN_LEASE_MS, 'ANALYST_RUN_LEASE_MS', 15_000, 1_000, 600_000),
     limits: loadKeyLimits(env),
+    connections: loadConnectionsConfig(env),
   };
 }
 

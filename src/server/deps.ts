@@ -1,3 +1,4 @@
+import type { ConnectionRegistry } from '../connections/registry.ts';
 import type { ModelRegistry } from '../llm/registry.ts';
 import type { ReportService } from '../report/report-service.ts';
 import type { RunService } from '../runs/run-service.ts';
@@ -21,6 +22,8 @@ export interface AppDeps {
   runs: RunService;
   reports: ReportService;
   limits: KeyLimiter;
+  /** The operator's database connections (ANALYST_CONNECTIONS_FILE). */
+  connections: ConnectionRegistry;
 }
 
 declare module 'fastify' {

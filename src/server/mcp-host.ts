@@ -1,4 +1,5 @@
 import type { McpHost } from '../mcp/host.ts';
+import { runConnections } from '../agent/connections.ts';
 import type { ThreadRecord } from '../store/store.ts';
 import type { AppDeps } from './deps.ts';
 import { baseUrl, threadFileUrl } from './file-links.ts';
@@ -38,6 +39,11 @@ export function serviceHost(deps: AppDeps, owner: string, threadId: string | und
     },
     sandbox: deps.sandbox,
     runs: deps.runs,
+    connections: runConnections(
+      deps.connections,
+      owner,
+      deps.connections.list(owner).map((c) => c.id),
+    ),
     disallowedTools: deps.config.disallowedTools,
     fileUrl: (thread, path) => threadFileUrl(baseUrl(deps.config), thread.id, path),
     async document(thread, kind) {

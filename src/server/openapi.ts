@@ -2,6 +2,14 @@ import type { z } from 'zod';
 import { zodToJsonSchema } from 'zod-to-json-schema';
 import { SequencedEventSchema } from '../contract/events.ts';
 import {
+  ConnectionObjectSchema,
+  ConnectionQueryBodySchema,
+  ConnectionQueryResultSchema,
+  ConnectionSchemaObjectSchema,
+  ExtractBodySchema,
+  ExtractResultSchema,
+} from './wire/connections.ts';
+import {
   DeletedSchema,
   ExecResultSchema,
   FileObjectSchema,
@@ -279,6 +287,35 @@ export const API_ROUTES: ApiRoute[] = [
     response: text('an SSE stream of JSON-RPC messages', 'text/event-stream'),
   },
   { method: 'delete', path: '/mcp', summary: 'MCP: end the session (needs Mcp-Session-Id)' },
+  {
+    method: 'get',
+    path: '/v1/connections',
+    summary: 'Database connections this key may use (no secrets)',
+    response: listOf(ConnectionObjectSchema),
+  },
+  {
+    method: 'get',
+    path: '/v1/connections/{id}/schema',
+    summary: "A connection's schemas, tables, columns with types and row estimates",
+    response: ConnectionSchemaObjectSchema,
+    errors: [502, 504],
+  },
+  {
+    method: 'post',
+    path: '/v1/connections/{id}/query',
+    summary: 'Run one read-only statement on a connection',
+    body: ConnectionQueryBodySchema,
+    response: ConnectionQueryResultSchema,
+    errors: [502, 504],
+  },
+  {
+    method: 'post',
+    path: '/v1/threads/{id}/connections/{connection_id}/extract',
+    summary: "Bring a connection's table or a query's result into the thread's workspace as Parquet",
+    body: ExtractBodySchema,
+    response: ExtractResultSchema,
+    errors: [413, 502, 504],
+  },
 ];
 
 const schema = (zod: z.ZodTypeAny) => {

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { QuietTime } from '../background/quiet-time.ts';
+import { ConnectionRegistry } from '../connections/registry.ts';
 import { ConfigurationError } from '../errors/index.ts';
 import { randomHex } from '../ids/random-hex.ts';
 import { loadModelRegistry, type ModelRegistry } from '../llm/registry.ts';
@@ -156,6 +157,7 @@ export async function createService(
     runs,
     reports,
     limits,
+    connections: new ConnectionRegistry(config.connections),
   };
   app = await buildApp(deps, { logger: options.logger });
   for (const warning of warnings) app.log.warn(warning);
@@ -184,6 +186,7 @@ export async function createService(
         await sandbox.close();
         await workspaces.close();
         await store.close();
+        await deps.connections.close();
       })();
       return closing;
     },

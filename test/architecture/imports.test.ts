@@ -11,7 +11,7 @@ import { test } from 'node:test';
 const LAYERS: readonly (readonly string[])[] = [
   ['errors', 'ids', 'workers', 'background'],
   ['workspace', 'llm'],
-  ['sandbox'],
+  ['sandbox', 'connections'],
   ['contract'],
   ['store'],
   ['agent'],

@@ -1,6 +1,7 @@
 import { abortError } from '../../errors/abort.ts';
 import type { ChatMessage, ProtocolName } from '../../llm/model.ts';
 import { cellEvents, outputForModel, sessionCell } from '../cells.ts';
+import { connectionsSection } from '../connections.ts';
 import type { RunContext } from '../context.ts';
 import { CapReachedError } from '../errors/cap-reached-error.ts';
 import type { AgentEvent } from '../events.ts';
@@ -132,9 +133,15 @@ async function* runTagged(
 }
 
 async function initialMessages(config: TaggedProtocolConfig, context: RunContext): Promise<ChatMessage[]> {
-  const data = await dataSection(context.session.workspace, {
+  const files = await dataSection(context.session.workspace, {
     style: config.name === 'deepanalyze' ? 'deepanalyze' : 'described',
   });
+  // The code cannot reach a database: its tables are listed so the user (or a tools-mode
+  // model) brings what is needed into the workspace as Parquet, and the code reads that file.
+  const databases = context.connections ? await connectionsSection(context.connections) : '';
+  const data = databases
+    ? `${files}${files ? '\n\n' : ''}Database tables (not reachable from code; extracted tables appear in the workspace as Parquet files):\n${databases}`
+    : files;
   const history = context.messages.map((m) => ({ ...m }));
   const lastUser = history.map((m) => m.role).lastIndexOf('user');
   if (lastUser >= 0) history[lastUser] = { role: 'user', content: instructionPrompt(context.question, data) };

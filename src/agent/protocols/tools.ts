@@ -1,11 +1,13 @@
 import { abortError } from '../../errors/abort.ts';
 import type { ChatMessage, ToolCall } from '../../llm/model.ts';
 import { cellEvents } from '../cells.ts';
+import { connectionsSection } from '../connections.ts';
 import type { RunContext } from '../context.ts';
 import { CapReachedError } from '../errors/cap-reached-error.ts';
 import type { AgentEvent } from '../events.ts';
 import { dataSection } from '../prompt/data-section.ts';
 import type { AgentProtocol, ProtocolOutcome } from '../protocol.ts';
+import { runConnectionQuery } from '../tools/connection-query.ts';
 import { TOOL_DEFINITIONS, TOOL_NAMES, type ToolName } from '../tools/definitions.ts';
 import { execSummary } from '../tools/exec-summary.ts';
 import { runQuery } from '../tools/query-tool.ts';
@@ -116,10 +118,13 @@ async function* handleCall(
   }
 
   if (tool === 'query') {
-    const sql = (args.value as QueryArgs).sql;
+    const { sql, connection } = args.value as QueryArgs;
     let message = '';
     yield* cellEvents({ round, cellId, language: 'sql', code: sql, inText: false }, async (onOutput) => {
-      const outcome = await runQuery(context, turn, call.id, sql, onOutput);
+      const outcome =
+        connection === undefined
+          ? await runQuery(context, turn, call.id, sql, onOutput)
+          : await runConnectionQuery(context, turn, call.id, connection, sql, onOutput);
       context.noteQueryRows(cellId, outcome.result.rows);
       message = outcome.message;
       return outcome.display;
@@ -170,7 +175,11 @@ function parseArguments(
 }
 
 async function toolMessages(context: RunContext, enabled: ToolName[]): Promise<ChatMessage[]> {
-  const data = await dataSection(context.session.workspace);
+  const files = await dataSection(context.session.workspace);
+  const databases = context.connections ? await connectionsSection(context.connections) : '';
+  const data = databases
+    ? `${files}${files ? '\n\n' : ''}Database connections (call query with "connection": "<id>"):\n${databases}`
+    : files;
   const tools = enabled.length
     ? `You can call these tools: ${enabled.join(', ')}.`
     : 'No tools are available: answer from the conversation alone.';

@@ -18,7 +18,14 @@ export const TOOL_DEFINITIONS: Record<ToolName, ToolDefinition> = {
         'for python_exec.',
       parameters: {
         type: 'object',
-        properties: { sql: { type: 'string', description: 'One SELECT statement in DuckDB SQL.' } },
+        properties: {
+          sql: { type: 'string', description: 'One SELECT statement in DuckDB SQL.' },
+          connection: {
+            type: 'string',
+            description:
+              "Optional: the id of one of the thread's database connections; the statement then runs there, read-only, in that database's SQL dialect.",
+          },
+        },
         required: ['sql'],
         additionalProperties: false,
       },

@@ -7,7 +7,15 @@ import { z } from 'zod';
  */
 
 export const QueryArgsSchema = z
-  .object({ sql: z.string().trim().min(1, 'sql is empty').describe('One SELECT statement in DuckDB SQL.') })
+  .object({
+    sql: z.string().trim().min(1, 'sql is empty').describe('One SELECT statement in DuckDB SQL.'),
+    connection: z
+      .string()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe("A database connection's id: the statement runs there, in that database's SQL dialect."),
+  })
   .strict();
 export type QueryArgs = z.infer<typeof QueryArgsSchema>;
 

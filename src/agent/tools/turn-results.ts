@@ -4,6 +4,8 @@ export interface QueryResult {
   sql: string;
   status: 'ok' | 'empty' | 'error';
   source_files: string[];
+  /** The database connection the statement ran on (its id, never its URL); absent for file queries. */
+  connection_id?: string;
   row_count: number;
   /** Rows as objects, each with its citation id `rid` first. */
   rows: Array<Record<string, unknown>>;

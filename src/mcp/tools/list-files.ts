@@ -16,6 +16,9 @@ export const ListFilesOutputSchema = z.object({
       uri: z.string().optional().describe('The MCP resource of a file'),
     }),
   ),
+  connections: z
+    .array(z.object({ id: z.string(), kind: z.string(), title: z.string() }))
+    .describe('Database connections query can run on (its `connection` argument)'),
 });
 
 /** `list_files`: the workspace's files and folders with their sizes and kinds. */
@@ -44,10 +47,22 @@ export function registerListFiles(server: McpServer, host: McpHost): void {
       const lines = files.map((f) =>
         f.kind === 'directory' ? `${f.path}/ (folder)` : `${f.path} (${f.bytes} bytes, ${f.mime})`,
       );
-      const text = files.length
+      const connections = (host.connections?.list ?? []).map((c) => ({
+        id: c.id,
+        kind: c.kind,
+        title: c.title,
+      }));
+      const listed = files.length
         ? `${files.filter((f) => f.kind === 'file').length} file(s) in the workspace:\n${lines.join('\n')}`
         : 'The workspace is empty.';
-      return { content: [{ type: 'text', text }], structuredContent: { thread_id: thread.id, files } };
+      const databases = connections.length
+        ? `\nDatabase connections (query with "connection"): ${connections.map((c) => `${c.id} (${c.kind}, ${c.title})`).join(', ')}`
+        : '';
+      const text = listed + databases;
+      return {
+        content: [{ type: 'text', text }],
+        structuredContent: { thread_id: thread.id, files, connections },
+      };
     },
   );
 }

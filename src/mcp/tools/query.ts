@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { runConnectionQuery } from '../../agent/tools/connection-query.ts';
 import { TOOL_DEFINITIONS } from '../../agent/tools/definitions.ts';
 import { runQuery } from '../../agent/tools/query-tool.ts';
 import { QueryArgsSchema } from '../../agent/tools/tool-args.ts';
@@ -17,6 +18,7 @@ export const QueryOutputSchema = z.object({
   rows: z.array(z.record(z.unknown())).describe('Up to 1,000 rows, each with its citation id rid'),
   rows_complete: z.boolean(),
   source_files: z.array(z.string()),
+  connection_id: z.string().optional().describe('The database connection it ran on'),
   notes: z.array(z.string()),
   error: z.string().optional(),
   exec: z.object({
@@ -39,21 +41,30 @@ export function registerQuery(server: McpServer, host: McpHost, state: McpSessio
       outputSchema: QueryOutputSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ sql }, extra) => {
+    async ({ sql, connection }, extra) => {
       const thread = await host.thread();
       const queryId = state.nextQueryId();
       const outcome = await host.withCell(thread, (workspace, signal) =>
-        runQuery(
-          {
-            sandbox: host.sandbox,
-            session: { id: thread.id, workspace },
-            abortSignal: AbortSignal.any([signal, extra.signal]),
-          },
-          state.turn,
-          queryId,
-          sql,
-          () => {},
-        ),
+        connection !== undefined
+          ? runConnectionQuery(
+              { connections: host.connections, session: { id: thread.id, workspace } },
+              state.turn,
+              queryId,
+              connection,
+              sql,
+              () => {},
+            )
+          : runQuery(
+              {
+                sandbox: host.sandbox,
+                session: { id: thread.id, workspace },
+                abortSignal: AbortSignal.any([signal, extra.signal]),
+              },
+              state.turn,
+              queryId,
+              sql,
+              () => {},
+            ),
       );
       const { result, display } = outcome;
       return {
@@ -66,6 +77,7 @@ export function registerQuery(server: McpServer, host: McpHost, state: McpSessio
           rows: result.rows.slice(0, STRUCTURED_ROWS),
           rows_complete: result.rows.length <= STRUCTURED_ROWS,
           source_files: result.source_files,
+          ...(result.connection_id ? { connection_id: result.connection_id } : {}),
           notes: result.notes,
           ...(result.error ? { error: result.error } : {}),
           exec: {

@@ -32,6 +32,8 @@ export const ChatRequestSchema = z
     stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullable().optional(),
     file_ids: z.array(z.string()).optional(),
     thread_id: z.string().optional(),
+    /** Database connections the thread may query (docs/connections.md); the thread remembers them. */
+    connection_ids: z.array(z.string().min(1).max(100)).max(20).optional(),
     ...SamplingWireShape,
     /** `repair`: one more round to compute or remove numbers that appear in no output (docs/spec.md#grounding). */
     grounding: z

@@ -12,6 +12,7 @@ import {
   usageChunk,
 } from '../chat/completion.ts';
 import { conversationOf, fileIdsOf, parseChatRequest, samplingOf, threadIdOf } from '../chat/request.ts';
+import { checkConnectionIds, connectionsForRun } from '../chat/run-connections.ts';
 import type { AppDeps } from '../deps.ts';
 import { baseUrl, threadFileUrl } from '../file-links.ts';
 import { abortOnHangUp } from '../hang-up.ts';
@@ -35,6 +36,7 @@ type RunEnd = Extract<AgentEvent, { type: 'run-end' }>;
 export function registerChatRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.post('/v1/chat/completions', async (request, reply) => {
     const body = parseChatRequest(request.body);
+    checkConnectionIds(deps, request.owner, body.connection_ids);
     const base = baseUrl(deps.config);
     const { run, thread, entry } = await deps.runs.submit({
       owner: request.owner,
@@ -45,6 +47,7 @@ export function registerChatRoutes(app: FastifyInstance, deps: AppDeps): void {
       fileUrl: (threadId, path) => threadFileUrl(base, threadId, path),
       sampling: samplingOf(body),
       grounding: body.grounding,
+      connections: (thread) => connectionsForRun(deps, request.owner, thread, body.connection_ids),
     });
     const fileUrl = (path: string) => threadFileUrl(base, thread.id, path);
     const background = body.background === true;

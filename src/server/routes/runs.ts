@@ -3,6 +3,7 @@ import { NotFoundError } from '../../errors/index.ts';
 import { samplingFromWire } from '../../llm/sampling.ts';
 import type { RunRecord } from '../../store/store.ts';
 import { conversationOf, fileIdsOf } from '../chat/request.ts';
+import { connectionsForRun } from '../chat/run-connections.ts';
 import type { AppDeps } from '../deps.ts';
 import { baseUrl, threadFileUrl } from '../file-links.ts';
 import { corsHeaders, SseStream } from '../sse.ts';
@@ -59,6 +60,7 @@ export function registerRunRoutes(app: FastifyInstance, deps: AppDeps): void {
       fileUrl: (threadId, path) => threadFileUrl(base, threadId, path),
       sampling: samplingFromWire(body),
       grounding: body.grounding,
+      connections: (thread) => connectionsForRun(deps, request.owner, thread, body.connection_ids),
     });
     return reply.code(201).send(runObject(run));
   });

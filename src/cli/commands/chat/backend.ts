@@ -40,7 +40,11 @@ export interface ChatBackend {
   listFiles(threadId: string): Promise<ChatFile[]>;
   downloadFile(threadId: string, path: string): Promise<Buffer>;
   /** Starts a run of one question (the thread's earlier conversation is kept by the service). */
-  startRun(threadId: string, options: { question: string; model?: string }): Promise<{ runId: string }>;
+  /** `connectionIds`: database connections the run may query (the thread remembers them). */
+  startRun(
+    threadId: string,
+    options: { question: string; model?: string; connectionIds?: string[] },
+  ): Promise<{ runId: string }>;
   /** The run's events from after `after` to its end (stored ones, then live ones). */
   runEvents(
     threadId: string,

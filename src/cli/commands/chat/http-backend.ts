@@ -89,11 +89,12 @@ export class HttpBackend implements ChatBackend {
 
   async startRun(
     threadId: string,
-    options: { question: string; model?: string },
+    options: { question: string; model?: string; connectionIds?: string[] },
   ): Promise<{ runId: string }> {
     const body = {
       messages: [{ role: 'user', content: options.question }],
       ...(options.model ? { model: options.model } : {}),
+      ...(options.connectionIds?.length ? { connection_ids: options.connectionIds } : {}),
     };
     const run = await this.json('POST', `/v1/threads/${encodeURIComponent(threadId)}/runs`, RunSchema, body);
     return { runId: run.id };

@@ -20,14 +20,17 @@ export type RunOutcome = RunStatus;
 export class ChatSession {
   thread: ChatThread | undefined;
   model: string | undefined;
+  /** `--connection` ids, sent with every question (docs/connections.md). */
+  readonly connectionIds: string[];
   private current: { runId: string; threadId: string; cancelling: boolean } | undefined;
 
   constructor(
     readonly backend: ChatBackend,
     readonly out: ChatOutput,
-    options: { model?: string } = {},
+    options: { model?: string; connectionIds?: string[] } = {},
   ) {
     this.model = options.model;
+    this.connectionIds = options.connectionIds ?? [];
   }
 
   get running(): boolean {
@@ -75,6 +78,7 @@ export class ChatSession {
     const { runId } = await this.backend.startRun(thread.id, {
       question,
       ...(this.model ? { model: this.model } : {}),
+      ...(this.connectionIds.length ? { connectionIds: this.connectionIds } : {}),
     });
     this.current = { runId, threadId: thread.id, cancelling: false };
     const renderer = new ChatRenderer(this.out.write, { color: this.out.color, spinner: this.out.terminal });

@@ -8,6 +8,7 @@ import { loadModelRegistry } from '../../../llm/registry.ts';
 import { LocalRuns } from '../../../runs/local-runs.ts';
 import { createDockerSandbox } from '../../../sandbox/docker/manager.ts';
 import { parseFlags } from '../../args.ts';
+import { cliConnections } from '../../connections.ts';
 import { EXIT } from '../../exit-codes.ts';
 import type { CommandIO } from '../../io.ts';
 import { TerminalPrinter } from '../../render/terminal-printer.ts';
@@ -18,7 +19,7 @@ import { EventLog, outputFolderLink, type RunFiles, WORKSPACE_FOLDER, writeRunFi
 import { openRunWorkspace } from './run-workspace.ts';
 
 export const usage =
-  'analyst run FILE… --question TEXT [--model ID] [--out DIR] [--models FILE] [--grounding check|repair|off] [--stateful] [--json]';
+  'analyst run FILE… --question TEXT [--model ID] [--out DIR] [--models FILE] [--grounding check|repair|off] [--connection ID]… [--stateful] [--json]';
 
 export const summary =
   'one-shot analysis: copy FILEs into a new folder, answer the question, write report, notebook and artifacts there';
@@ -43,6 +44,7 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
       stateful: { type: 'boolean' },
       json: { type: 'boolean' },
       grounding: { type: 'string' },
+      connection: { type: 'string', multiple: true },
     },
     usage,
   );
@@ -54,7 +56,7 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
         param: 'grounding',
       },
     );
-  if (positionals.length === 0)
+  if (positionals.length === 0 && !values.connection?.length)
     throw new InvalidInputError(`give at least one data file to analyse\nusage: ${usage}`, { param: 'file' });
   const question = values.question?.trim();
   if (!question)
@@ -65,6 +67,7 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
       },
     );
   const inputs = await checkInputFiles(positionals);
+  const databases = cliConnections(io.env, values.connection);
   const { entry, model } = pickModel(io, values.model, values.models);
   const dir = await createOutputFolder(values.out, new Date());
   const say = values.json ? io.stderr : io.stdout;
@@ -94,6 +97,7 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
       fileUrl: outputFolderLink,
       abortSignal: io.abortSignal,
       grounding: grounding ?? entry.grounding ?? 'check',
+      ...(databases.connections ? { connections: databases.connections } : {}),
     });
     for await (const event of stream) {
       events.push(event);
@@ -106,6 +110,7 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
     progress?.stop();
     await log.close();
     await runs.close();
+    await databases.close();
     await sandbox.close();
     // The sandbox is gone: the workspace's files go to the output folder.
     await finish(join(dir, WORKSPACE_FOLDER));
