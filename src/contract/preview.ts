@@ -29,7 +29,9 @@ export const PreviewSchema = z.object({
   total_rows_estimated: z
     .literal(true)
     .optional()
-    .describe('`total_rows` is an estimate (a big CSV or text file counted from its start, not scanned whole)'),
+    .describe(
+      '`total_rows` is an estimate (a big CSV or text file counted from its start, not scanned whole)',
+    ),
   sheets: z.array(z.string()).optional().describe("Excel: every sheet's name; `sheet` is the one shown"),
   sheet: z.string().optional(),
   tables: z.array(z.string()).optional().describe("SQLite: every table's name; `table` is the one shown"),

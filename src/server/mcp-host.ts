@@ -1,5 +1,5 @@
-import type { McpHost } from '../mcp/host.ts';
 import { runConnections } from '../agent/connections.ts';
+import type { McpHost } from '../mcp/host.ts';
 import type { ThreadRecord } from '../store/store.ts';
 import type { AppDeps } from './deps.ts';
 import { baseUrl, threadFileUrl } from './file-links.ts';

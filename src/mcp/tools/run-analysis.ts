@@ -90,6 +90,8 @@ export function registerRunAnalysis(server: McpServer, host: McpHost): void {
           model: args.model,
           system: args.system,
           fileUrl: (_threadId, path) => host.fileUrl(thread, path),
+          // The session's connections (those its key may use), as its `query` tool sees them.
+          ...(host.connections ? { connections: async () => host.connections } : {}),
         });
         const stop = () => host.runs.cancel(run.id);
         const stopSignal = AbortSignal.any([signal, extra.signal]);
