@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import type { AgentEvent } from '../../contract/events.ts';
-import { eventOf, fileOf, messageOf, type Row, runOf, storedEventOf, threadOf } from '../rows.ts';
 import { cutEventPage, type EventPage, type EventPageOptions } from '../event-pages.ts';
+import { eventOf, fileOf, messageOf, type Row, runOf, storedEventOf, threadOf } from '../rows.ts';
 import { INTERRUPTED_REASON, threadBusyError, tooManyRunsError } from '../run-errors.ts';
 import type {
   CreateRunOptions,
