@@ -4,6 +4,9 @@
  * person for a key (through `onUnauthorized`) and retries once with it.
  */
 
+import { fileUrl } from '../lib/files.ts';
+import type { List, Model, Thread, ThreadMetadata } from './types.ts';
+
 const KEY_STORAGE = 'analyst.key';
 let apiKey: string | undefined = sessionStorage.getItem(KEY_STORAGE) ?? undefined;
 let prompt: ((invalid: boolean) => Promise<string>) | undefined;
@@ -190,3 +193,25 @@ export function uploadFile(
     return send();
   });
 }
+
+/* The API calls the studio makes, one typed function each (the components call these, never a path). */
+
+export const listModels = (): Promise<List<Model>> => api<List<Model>>('/v1/models');
+
+/** Threads newest first; `query` searches titles. */
+export const listThreads = (query: string): Promise<List<Thread>> =>
+  api<List<Thread>>(`/v1/threads?limit=100${query ? `&q=${encodeURIComponent(query)}` : ''}`);
+
+export const createThread = (metadata: ThreadMetadata): Promise<Thread> =>
+  api<Thread>('/v1/threads', { method: 'POST', json: { metadata } });
+
+/** Changes a thread's title (null clears it) or its metadata, whichever is given. */
+export const updateThread = (
+  id: string,
+  patch: { title?: string | null; metadata?: ThreadMetadata },
+): Promise<Thread> => api<Thread>(`/v1/threads/${id}`, { method: 'PATCH', json: patch });
+
+export const deleteThread = (id: string): Promise<unknown> => api(`/v1/threads/${id}`, { method: 'DELETE' });
+
+export const deleteFile = (threadId: string, path: string): Promise<unknown> =>
+  api(fileUrl(threadId, path), { method: 'DELETE' });

@@ -3,6 +3,7 @@ import { StepBuilder, type StepUpdate } from '../../../src/agent/view/steps.ts';
 import { api } from '../api/client.ts';
 import { followRun } from '../api/events.ts';
 import type { List, Run, Thread, ThreadSettings, WorkspaceFile } from '../api/types.ts';
+import { announce } from './changes.ts';
 
 /** What the service writes into `reports/` after every run (src/server/services/report-service.ts). */
 const REPORT_FILES = ['reports/report.md', 'reports/report.html', 'reports/analysis.ipynb'];
@@ -121,7 +122,7 @@ export class ThreadSession {
     this.syncing ??= (async () => {
       try {
         const { runs = [], ...thread } = await api<Thread>(`/v1/threads/${this.id}`);
-        this.thread = { ...this.thread, ...thread };
+        this.merge(thread);
         for (const run of runs) {
           if (this.runs.some((r) => r.id === run.id)) continue;
           this.track(run);
@@ -142,13 +143,24 @@ export class ThreadSession {
 
   async refreshThread(): Promise<void> {
     const { runs: _runs, ...thread } = await api<Thread>(`/v1/threads/${this.id}`);
-    this.thread = { ...this.thread, ...thread };
-    this.changed();
+    this.setThread(thread);
   }
 
   setThread(thread: Thread): void {
-    this.thread = { ...this.thread, ...thread };
+    this.merge(thread);
     this.changed();
+  }
+
+  /** Takes the server's newer copy; the thread list hears when what it shows has changed. */
+  private merge(thread: Omit<Thread, 'runs'>): void {
+    const before = this.thread;
+    this.thread = { ...before, ...thread };
+    if (
+      before.updated_at !== this.thread.updated_at ||
+      before.title !== this.thread.title ||
+      before.busy !== this.thread.busy
+    )
+      announce('threads');
   }
 
   changed(): void {
