@@ -1,8 +1,8 @@
 import type { AgentEvent } from '../../../src/agent/events.ts';
 import { StepBuilder, type StepUpdate } from '../../../src/agent/view/steps.ts';
-import { api } from '../api/client.ts';
+import { cancelRun, getRun, getThread, listFiles, startRun, threadEventsPage } from '../api/client.ts';
 import { followRun } from '../api/events.ts';
-import type { List, Run, Thread, ThreadSettings, WorkspaceFile } from '../api/types.ts';
+import type { Run, Thread, ThreadSettings, WorkspaceFile } from '../api/types.ts';
 import { announce } from './changes.ts';
 
 /** What the service writes into `reports/` after every run (src/server/services/report-service.ts). */
@@ -37,11 +37,7 @@ export class ThreadSession {
   private constructor(public thread: Thread) {}
 
   static async open(id: string): Promise<ThreadSession> {
-    const [thread, events, files] = await Promise.all([
-      api<Thread>(`/v1/threads/${id}`),
-      threadEvents(id),
-      api<List<WorkspaceFile>>(`/v1/threads/${id}/files`),
-    ]);
+    const [thread, events, files] = await Promise.all([getThread(id), threadEvents(id), listFiles(id)]);
     const session = new ThreadSession(thread);
     session.files = files.data;
     const byRun = new Map<string, AgentEvent[]>();
@@ -91,26 +87,23 @@ export class ThreadSession {
   }
 
   async ask(question: string, model: string | undefined, settings: ThreadSettings): Promise<void> {
-    const run = await api<Run>(`/v1/threads/${this.id}/runs`, {
-      method: 'POST',
-      json: {
-        messages: [{ role: 'user', content: question }],
-        ...(model ? { model } : {}),
-        ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
-        ...(settings.system?.trim() ? { system: settings.system } : {}),
-      },
+    const run = await startRun(this.id, {
+      messages: [{ role: 'user', content: question }],
+      ...(model ? { model } : {}),
+      ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
+      ...(settings.system?.trim() ? { system: settings.system } : {}),
     });
     this.track(run, question);
   }
 
   async rerun(code: string): Promise<void> {
-    const run = await api<Run>(`/v1/threads/${this.id}/runs`, { method: 'POST', json: { cell: { code } } });
+    const run = await startRun(this.id, { cell: { code } });
     this.track(run);
   }
 
   async stop(): Promise<void> {
     const run = this.active;
-    if (run) await api(`/v1/threads/${this.id}/runs/${run.id}/cancel`, { method: 'POST' });
+    if (run) await cancelRun(this.id, run.id);
   }
 
   /**
@@ -121,7 +114,7 @@ export class ThreadSession {
   syncRuns(): Promise<void> {
     this.syncing ??= (async () => {
       try {
-        const { runs = [], ...thread } = await api<Thread>(`/v1/threads/${this.id}`);
+        const { runs = [], ...thread } = await getThread(this.id);
         this.merge(thread);
         for (const run of runs) {
           if (this.runs.some((r) => r.id === run.id)) continue;
@@ -137,12 +130,12 @@ export class ThreadSession {
   }
 
   async refreshFiles(): Promise<void> {
-    this.files = (await api<List<WorkspaceFile>>(`/v1/threads/${this.id}/files`)).data;
+    this.files = (await listFiles(this.id)).data;
     this.changed();
   }
 
   async refreshThread(): Promise<void> {
-    const { runs: _runs, ...thread } = await api<Thread>(`/v1/threads/${this.id}`);
+    const { runs: _runs, ...thread } = await getThread(this.id);
     this.setThread(thread);
   }
 
@@ -216,7 +209,7 @@ export class ThreadSession {
     }).then(() => {
       // The stream ended without run-end (the run is gone): read its final status.
       if (state.status === 'running' && !this.abort.signal.aborted) {
-        void api<Run>(`/v1/threads/${this.id}/runs/${state.id}`).then((run) => {
+        void getRun(this.id, state.id).then((run) => {
           state.status = run.status;
           this.changed();
         });
@@ -246,10 +239,7 @@ async function threadEvents(id: string): Promise<AgentEvent[]> {
   const events: AgentEvent[] = [];
   let after: string | undefined;
   for (;;) {
-    const query = after ? `?after=${encodeURIComponent(after)}` : '';
-    const page = await api<List<AgentEvent> & { last_id?: string | null }>(
-      `/v1/threads/${id}/events${query}`,
-    );
+    const page = await threadEventsPage(id, after);
     events.push(...page.data);
     if (!page.has_more || !page.last_id) return events;
     after = page.last_id;
