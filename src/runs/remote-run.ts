@@ -1,3 +1,4 @@
+import { AgentEventSchema } from '../contract/events.ts';
 import type { Store, StoredEvent } from '../store/store.ts';
 
 /**
@@ -5,7 +6,9 @@ import type { Store, StoredEvent } from '../store/store.ts';
  * then each new batch as the store announces it (or, when a notice is lost, at the next
  * poll), ending after `run-end` — or when the run stopped without one (its replica died
  * and it was marked interrupted). The store's numbering is the run's, so there is no gap
- * and no duplicate.
+ * and no duplicate. Each event is checked against the contract (`src/contract/events.ts`):
+ * another replica may run another version of the code, so what is not an event of this one
+ * is skipped (its number still counts), the same rule as the SSE reader's.
  */
 export async function* followStoredRun(
   store: Store,
@@ -26,9 +29,11 @@ export async function* followStoredRun(
       const events = await store.runEvents(runId, next - 1);
       for (const stored of events) {
         if (abortSignal?.aborted) return;
-        yield stored;
         next = stored.seq + 1;
-        if (stored.event.type === 'run-end') return;
+        const event = checked(stored);
+        if (!event) continue;
+        yield event;
+        if (event.event.type === 'run-end') return;
       }
       if (events.length === 0) {
         const run = await store.getRun(runId);
@@ -36,7 +41,8 @@ export async function* followStoredRun(
           // It ended between the two reads: what it stored before its end is still to come.
           for (const stored of await store.runEvents(runId, next - 1)) {
             if (abortSignal?.aborted) return;
-            yield stored;
+            const event = checked(stored);
+            if (event) yield event;
           }
           return;
         }
@@ -48,6 +54,12 @@ export async function* followStoredRun(
   } finally {
     stopListening?.();
   }
+}
+
+/** The stored event as the contract reads it, or undefined when it is not one. */
+function checked(stored: StoredEvent): StoredEvent | undefined {
+  const parsed = AgentEventSchema.safeParse(stored.event);
+  return parsed.success ? { seq: stored.seq, event: parsed.data } : undefined;
 }
 
 function waitForChange(

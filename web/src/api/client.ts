@@ -4,6 +4,10 @@
  * person for a key (through `onUnauthorized`) and retries once with it.
  */
 
+import type { AgentEvent } from '../../../src/agent/events.ts';
+import { fileUrl } from '../lib/files.ts';
+import type { List, Model, Preview, Run, Thread, ThreadMetadata, WorkspaceFile } from './types.ts';
+
 const KEY_STORAGE = 'analyst.key';
 let apiKey: string | undefined = sessionStorage.getItem(KEY_STORAGE) ?? undefined;
 let prompt: ((invalid: boolean) => Promise<string>) | undefined;
@@ -190,3 +194,52 @@ export function uploadFile(
     return send();
   });
 }
+
+/* The API calls the studio makes, one typed function each (the components call these, never a path). */
+
+export const listModels = (): Promise<List<Model>> => api<List<Model>>('/v1/models');
+
+/** Threads newest first; `query` searches titles. */
+export const listThreads = (query: string): Promise<List<Thread>> =>
+  api<List<Thread>>(`/v1/threads?limit=100${query ? `&q=${encodeURIComponent(query)}` : ''}`);
+
+export const createThread = (metadata: ThreadMetadata): Promise<Thread> =>
+  api<Thread>('/v1/threads', { method: 'POST', json: { metadata } });
+
+/** Changes a thread's title (null clears it) or its metadata, whichever is given. */
+export const updateThread = (
+  id: string,
+  patch: { title?: string | null; metadata?: ThreadMetadata },
+): Promise<Thread> => api<Thread>(`/v1/threads/${id}`, { method: 'PATCH', json: patch });
+
+export const deleteThread = (id: string): Promise<unknown> => api(`/v1/threads/${id}`, { method: 'DELETE' });
+
+export const deleteFile = (threadId: string, path: string): Promise<unknown> =>
+  api(fileUrl(threadId, path), { method: 'DELETE' });
+
+/** A thread with its runs. */
+export const getThread = (id: string): Promise<Thread> => api<Thread>(`/v1/threads/${id}`);
+
+export const listFiles = (threadId: string): Promise<List<WorkspaceFile>> =>
+  api<List<WorkspaceFile>>(`/v1/threads/${threadId}/files`);
+
+/** One page of a thread's stored events, after the event id `after` (the first page without). */
+export const threadEventsPage = (
+  threadId: string,
+  after: string | undefined,
+): Promise<List<AgentEvent> & { last_id?: string | null }> =>
+  api(`/v1/threads/${threadId}/events${after ? `?after=${encodeURIComponent(after)}` : ''}`);
+
+/** Starts a run on the thread: a question (`messages`, …) or a cell to run again (`cell`). */
+export const startRun = (threadId: string, body: Record<string, unknown>): Promise<Run> =>
+  api<Run>(`/v1/threads/${threadId}/runs`, { method: 'POST', json: body });
+
+export const getRun = (threadId: string, runId: string): Promise<Run> =>
+  api<Run>(`/v1/threads/${threadId}/runs/${runId}`);
+
+export const cancelRun = (threadId: string, runId: string): Promise<unknown> =>
+  api(`/v1/threads/${threadId}/runs/${runId}/cancel`, { method: 'POST' });
+
+/** Rows `offset` to `offset + limit` of a preview; `url` is a file's preview URL (it may carry a sheet or table). */
+export const previewPage = (url: string, offset: number, limit: number): Promise<Preview> =>
+  api<Preview>(`${url}${url.includes('?') ? '&' : '?'}offset=${offset}&limit=${limit}`);

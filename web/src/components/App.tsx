@@ -1,11 +1,25 @@
-import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { CellStep } from '../../../src/agent/view/steps.ts';
-import { type ApiError, api, download, setKeyPrompt } from '../api/client.ts';
-import type { List, Model, Thread, ThreadSettings } from '../api/types.ts';
+import {
+  type ApiError,
+  createThread,
+  deleteFile,
+  deleteThread,
+  download,
+  updateThread,
+} from '../api/client.ts';
+import { EXPORT_KINDS, type ExportKind, exportTarget } from '../api/exports.ts';
+import type { ThreadSettings } from '../api/types.ts';
 import { currentLanguage, setLanguage, t } from '../i18n/i18n.ts';
 import { fileUrl } from '../lib/files.ts';
-import { useLanguage, useSubscription } from '../lib/hooks.ts';
+import { useLanguage } from '../lib/hooks.ts';
+import { announce } from '../state/changes.ts';
 import { ThreadSession } from '../state/thread-session.ts';
+import { useKeyPrompt } from '../state/use-key-prompt.ts';
+import { useModels } from '../state/use-models.ts';
+import { useThreadRoute } from '../state/use-route.ts';
+import { useShortcuts } from '../state/use-shortcuts.ts';
+import { useThreadSession } from '../state/use-thread-session.ts';
 import { useUploads } from '../state/use-uploads.ts';
 import { Chat, RunningIndicator } from './Chat.tsx';
 import { Composer } from './Composer.tsx';
@@ -16,116 +30,59 @@ import { WorkspacePanel } from './WorkspacePanel.tsx';
 
 type Pane = 'threads' | 'chat' | 'inspector';
 
-function threadIdOfUrl(): string | undefined {
-  return /^\/t\/(thread-[0-9a-f]{24})\/?$/.exec(location.pathname)?.[1];
-}
-
-/** The studio: threads and files (left), chat (centre), inspector (right); tabs on a narrow screen. */
+/**
+ * The studio: threads and files (left), chat (centre), inspector (right); tabs on a narrow screen.
+ * Layout and the wiring of the hooks, one per concern (state/use-*.ts); API calls go through
+ * api/client.ts.
+ */
 export function App() {
   useLanguage();
-  const [threadId, setThreadId] = useState(threadIdOfUrl());
-  const [session, setSession] = useState<ThreadSession>();
-  const [models, setModels] = useState<Model[]>([]);
-  const [draft, setDraft] = useState<{ model?: string; settings: ThreadSettings }>({ settings: {} });
-  const [listVersion, setListVersion] = useState(0);
+  const route = useThreadRoute();
+  const threadId = route.threadId;
+  const [notice, setNotice] = useState<string>();
+  const opened = useThreadSession(threadId, (error) =>
+    setNotice(t('error.generic', { message: error.message })),
+  );
+  const { session, missing } = opened;
+  const models = useModels();
+  const keyPrompt = useKeyPrompt();
   const uploads = useUploads();
+  const [draft, setDraft] = useState<{ model?: string; settings: ThreadSettings }>({ settings: {} });
   const [inspector, setInspector] = useState<{ tab: 'preview' | 'code'; path?: string; cell?: CellStep }>({
     tab: 'preview',
   });
   const [confirm, setConfirm] = useState<{ message: string; action: () => void }>();
-  const [keyPrompt, setKeyPromptState] = useState<{ invalid: boolean; resolve: (key: string) => void }>();
   const [dialog, setDialog] = useState<'settings' | 'shortcuts'>();
   const [pane, setPane] = useState<Pane>('chat');
-  const [notice, setNotice] = useState<string>();
-  const [missing, setMissing] = useState(false);
   const searchRef = useRef<HTMLInputElement>(null);
   const uploadRef = useRef<HTMLInputElement>(null);
-  // A thread the app just made is opened once, not again when the URL changes to it.
-  const made = useRef<ThreadSession | undefined>(undefined);
-  const subscribe = useCallback(
-    (listener: () => void) => session?.subscribe(listener) ?? (() => {}),
-    [session],
+
+  // Another thread: the inspector starts empty.
+  useEffect(() => setInspector({ tab: 'preview' }), [threadId]);
+
+  const navigate = useCallback(
+    (id: string | undefined) => {
+      route.navigate(id);
+      setPane('chat');
+    },
+    [route.navigate],
   );
-  useSubscription(subscribe);
-
-  useEffect(() => {
-    setKeyPrompt((invalid) => new Promise((resolve) => setKeyPromptState({ invalid, resolve })));
-    const onPop = () => setThreadId(threadIdOfUrl());
-    addEventListener('popstate', onPop);
-    void api<List<Model>>('/v1/models').then(
-      (list) => setModels(list.data),
-      () => {},
-    );
-    return () => removeEventListener('popstate', onPop);
-  }, []);
-
-  // Open the thread of the URL; close the one before (its streams stop, the runs go on).
-  useEffect(() => {
-    let live = true;
-    setMissing(false);
-    setInspector({ tab: 'preview' });
-    if (!threadId) {
-      setSession(undefined);
-      return;
-    }
-    if (made.current?.id === threadId) {
-      setSession(made.current);
-      made.current = undefined;
-      return;
-    }
-    ThreadSession.open(threadId).then(
-      (opened) => {
-        if (!live) return opened.close();
-        setSession(opened);
-      },
-      (error: ApiError) => {
-        if (!live) return;
-        setSession(undefined);
-        if (error.status === 404) setMissing(true);
-        else setNotice(t('error.generic', { message: error.message }));
-      },
-    );
-    return () => {
-      live = false;
-    };
-  }, [threadId]);
-  useEffect(() => () => session?.close(), [session]);
-  // Back in view (another tab may have asked something meanwhile): pick up the thread's new runs.
-  useEffect(() => {
-    if (!session) return;
-    const sync = () => {
-      if (document.visibilityState === 'visible') void session.syncRuns().catch(() => {});
-    };
-    addEventListener('focus', sync);
-    document.addEventListener('visibilitychange', sync);
-    return () => {
-      removeEventListener('focus', sync);
-      document.removeEventListener('visibilitychange', sync);
-    };
-  }, [session]);
-
-  const navigate = useCallback((id: string | undefined) => {
-    history.pushState(null, '', id ? `/t/${id}` : '/');
-    setThreadId(id);
-    setPane('chat');
-  }, []);
 
   const model = session ? session.thread.metadata.model : draft.model;
   const settings = (session ? session.thread.metadata.settings : draft.settings) ?? {};
 
+  /** The open thread, or a new one made with the draft's model and settings (and opened in place). */
   const ensureThread = async (): Promise<ThreadSession> => {
     if (session) return session;
-    const thread = await api<Thread>('/v1/threads', {
-      method: 'POST',
-      json: { metadata: { ...(draft.model ? { model: draft.model } : {}), settings: draft.settings } },
+    const thread = await createThread({
+      ...(draft.model ? { model: draft.model } : {}),
+      settings: draft.settings,
     });
-    const opened = await ThreadSession.open(thread.id);
-    history.pushState(null, '', `/t/${thread.id}`);
-    made.current = opened;
-    setSession(opened);
-    setThreadId(thread.id);
-    setListVersion((v) => v + 1);
-    return opened;
+    const made = await ThreadSession.open(thread.id);
+    opened.adopt(made);
+    route.navigate(thread.id);
+    announce('threads');
+    return made;
   };
 
   const report = (error: unknown) => {
@@ -145,9 +102,9 @@ export function App() {
     try {
       const target = await ensureThread();
       await target.ask(question, model, settings);
+      announce('threads');
       // The run's start gave the thread its title.
       void target.refreshThread().catch(() => {});
-      setListVersion((v) => v + 1);
       return true;
     } catch (error) {
       report(error);
@@ -171,10 +128,7 @@ export function App() {
     if (!session) return setDraft({ model: nextModel, settings: next });
     const metadata = { ...session.thread.metadata, model: nextModel, settings: next };
     session.setThread({ ...session.thread, metadata });
-    void api<Thread>(`/v1/threads/${session.id}`, { method: 'PATCH', json: { metadata } }).then(
-      (thread) => session.setThread(thread),
-      report,
-    );
+    void updateThread(session.id, { metadata }).then((thread) => session.setThread(thread), report);
   };
 
   const openFile = (path: string) => {
@@ -189,51 +143,24 @@ export function App() {
   const running = !!session?.active;
   const stop = () => void session?.stop().catch(report);
 
-  // Keyboard: Esc stops, ? (or Ctrl+/ while typing) shows the shortcuts, Ctrl+K searches, Alt+N
-  // new thread, Alt+U uploads. Listened to from the first layout (before the first paint), so
-  // a key pressed as soon as the page shows is not lost; the handler reads the latest state.
-  const keys = useRef({ running, stop, navigate });
-  keys.current = { running, stop, navigate };
-  useLayoutEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      const target = e.target as HTMLElement;
-      const typing = /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName) || target.isContentEditable;
-      if (document.querySelector('dialog[open]')) return;
-      const command = e.ctrlKey || e.metaKey;
-      // Alt shortcuts by physical key: on a Mac, Alt+U types a dead key, not "u".
-      if (e.key === 'Escape' && keys.current.running) {
-        e.preventDefault();
-        keys.current.stop();
-      } else if ((e.key === '?' && !typing) || (command && e.key === '/')) {
-        e.preventDefault();
-        setDialog('shortcuts');
-      } else if (command && e.key.toLowerCase() === 'k') {
-        e.preventDefault();
-        setPane('threads');
-        requestAnimationFrame(() => searchRef.current?.focus());
-      } else if (e.altKey && !command && e.code === 'KeyN') {
-        e.preventDefault();
-        keys.current.navigate(undefined);
-      } else if (e.altKey && !command && e.code === 'KeyU') {
-        e.preventDefault();
-        uploadRef.current?.click();
-      }
-    };
-    addEventListener('keydown', onKey);
-    return () => removeEventListener('keydown', onKey);
-  }, []);
+  useShortcuts({
+    running,
+    stop,
+    showShortcuts: () => setDialog('shortcuts'),
+    search: () => {
+      setPane('threads');
+      requestAnimationFrame(() => searchRef.current?.focus());
+    },
+    newThread: () => navigate(undefined),
+    upload: () => uploadRef.current?.click(),
+  });
 
-  const exportAs = (kind: 'md' | 'html' | 'pdf' | 'ipynb' | 'zip') => {
+  const exportAs = (kind: ExportKind) => {
     if (!session) return;
-    const path =
-      kind === 'ipynb'
-        ? `/v1/threads/${session.id}/notebook`
-        : kind === 'zip'
-          ? `/v1/threads/${session.id}/export?format=zip`
-          : `/v1/threads/${session.id}/report?format=${kind}`;
-    const name =
-      kind === 'ipynb' ? 'analysis.ipynb' : kind === 'zip' ? `${session.id}.zip` : `report.${kind}`;
-    void download(path, name).catch((e: Error) => setNotice(t('export.failed', { message: e.message })));
+    const { path, fallbackName } = exportTarget(session.id, kind);
+    void download(path, fallbackName).catch((e: Error) =>
+      setNotice(t('export.failed', { message: e.message })),
+    );
   };
 
   const generated = session?.generated() ?? new Set<string>();
@@ -264,7 +191,7 @@ export function App() {
           <details class="menu" id="export-menu">
             <summary class="button small">{t('export.title')}</summary>
             <div class="menu-items" role="menu">
-              {(['md', 'html', 'pdf', 'ipynb', 'zip'] as const).map((kind) => (
+              {EXPORT_KINDS.map((kind) => (
                 <button
                   type="button"
                   role="menuitem"
@@ -309,15 +236,14 @@ export function App() {
         <div class="left">
           <ThreadList
             currentId={threadId}
-            version={listVersion + (session?.thread.updated_at ?? 0)}
             onOpen={navigate}
             onRenamed={(thread) => thread.id === session?.id && session.setThread(thread)}
             onDelete={(thread) =>
               setConfirm({
                 message: t('threads.deleteConfirm', { title: thread.title || t('threads.untitled') }),
                 action: () =>
-                  void api(`/v1/threads/${thread.id}`, { method: 'DELETE' }).then(() => {
-                    setListVersion((v) => v + 1);
+                  void deleteThread(thread.id).then(() => {
+                    announce('threads');
                     if (thread.id === threadId) navigate(undefined);
                   }, report),
               })
@@ -339,11 +265,7 @@ export function App() {
               session &&
               setConfirm({
                 message: t('files.deleteConfirm', { path }),
-                action: () =>
-                  void api(fileUrl(session.id, path), { method: 'DELETE' }).then(
-                    () => session.refreshFiles(),
-                    report,
-                  ),
+                action: () => void deleteFile(session.id, path).then(() => session.refreshFiles(), report),
               })
             }
             uploadRef={uploadRef}
@@ -432,20 +354,7 @@ export function App() {
           }}
         />
       )}
-      {keyPrompt && (
-        <KeyDialog
-          invalid={keyPrompt.invalid}
-          onSubmit={(key) => {
-            keyPrompt.resolve(key);
-            setKeyPromptState(undefined);
-            void api<List<Model>>('/v1/models').then(
-              (list) => setModels(list.data),
-              () => {},
-            );
-            setListVersion((v) => v + 1);
-          }}
-        />
-      )}
+      {keyPrompt.asking && <KeyDialog invalid={keyPrompt.asking.invalid} onSubmit={keyPrompt.submit} />}
       {dialog === 'shortcuts' && <ShortcutsDialog onClose={() => setDialog(undefined)} />}
       {dialog === 'settings' && (
         <SettingsDialog

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { CellStep } from '../../../src/agent/view/steps.ts';
-import { api, apiFetch, blobUrl } from '../api/client.ts';
+import { apiFetch, blobUrl, previewPage } from '../api/client.ts';
 import type { Preview } from '../api/types.ts';
 import { formatBytes, formatNumber, t } from '../i18n/i18n.ts';
 import { fileUrl } from '../lib/files.ts';
@@ -69,8 +69,7 @@ function FilePreview(props: { threadId: string; path: string; version: string })
   useEffect(() => {
     let live = true;
     setError(undefined);
-    const sep = url.includes('?') ? '&' : '?';
-    api<Preview>(`${url}${sep}offset=0&limit=200`).then(
+    previewPage(url, 0, 200).then(
       (p) => live && setPreview(p),
       (e: Error) => {
         if (!live) return;

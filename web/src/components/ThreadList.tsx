@@ -1,44 +1,27 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { api } from '../api/client.ts';
-import type { List, Thread } from '../api/types.ts';
+import { useState } from 'preact/hooks';
+import { updateThread } from '../api/client.ts';
+import type { Thread } from '../api/types.ts';
 import { formatWhen, locale, t } from '../i18n/i18n.ts';
+import { announce } from '../state/changes.ts';
+import { useThreadList } from '../state/use-thread-list.ts';
 
 /** Threads kept on the server, newest first, searchable by title; rename in place, delete with a confirmation. */
 export function ThreadList(props: {
   currentId: string | undefined;
-  version: number;
   onOpen: (id: string | undefined) => void;
   onRenamed: (thread: Thread) => void;
   onDelete: (thread: Thread) => void;
   searchRef: { current: HTMLInputElement | null };
 }) {
-  const [threads, setThreads] = useState<Thread[]>([]);
   const [query, setQuery] = useState('');
+  const threads = useThreadList(query);
   const [editing, setEditing] = useState<string>();
-  const timer = useRef<number>(undefined);
-
-  useEffect(() => {
-    clearTimeout(timer.current);
-    timer.current = window.setTimeout(
-      () => {
-        const q = query.trim() ? `&q=${encodeURIComponent(query.trim())}` : '';
-        void api<List<Thread>>(`/v1/threads?limit=100${q}`).then(
-          (list) => setThreads(list.data),
-          () => {},
-        );
-      },
-      query ? 200 : 0,
-    );
-  }, [query, props.version]);
 
   const rename = async (thread: Thread, title: string) => {
     setEditing(undefined);
     if (title.trim() === (thread.title ?? '')) return;
-    const updated = await api<Thread>(`/v1/threads/${thread.id}`, {
-      method: 'PATCH',
-      json: { title: title.trim() || null },
-    });
-    setThreads((list) => list.map((t) => (t.id === updated.id ? updated : t)));
+    const updated = await updateThread(thread.id, { title: title.trim() || null });
+    announce('threads');
     props.onRenamed(updated);
   };
 

@@ -1,8 +1,9 @@
 import type { AgentEvent } from '../../../src/agent/events.ts';
 import { StepBuilder, type StepUpdate } from '../../../src/agent/view/steps.ts';
-import { api } from '../api/client.ts';
+import { cancelRun, getRun, getThread, listFiles, startRun, threadEventsPage } from '../api/client.ts';
 import { followRun } from '../api/events.ts';
-import type { List, Run, Thread, ThreadSettings, WorkspaceFile } from '../api/types.ts';
+import type { Run, Thread, ThreadSettings, WorkspaceFile } from '../api/types.ts';
+import { announce } from './changes.ts';
 
 /** What the service writes into `reports/` after every run (src/server/services/report-service.ts). */
 const REPORT_FILES = ['reports/report.md', 'reports/report.html', 'reports/analysis.ipynb'];
@@ -36,11 +37,7 @@ export class ThreadSession {
   private constructor(public thread: Thread) {}
 
   static async open(id: string): Promise<ThreadSession> {
-    const [thread, events, files] = await Promise.all([
-      api<Thread>(`/v1/threads/${id}`),
-      threadEvents(id),
-      api<List<WorkspaceFile>>(`/v1/threads/${id}/files`),
-    ]);
+    const [thread, events, files] = await Promise.all([getThread(id), threadEvents(id), listFiles(id)]);
     const session = new ThreadSession(thread);
     session.files = files.data;
     const byRun = new Map<string, AgentEvent[]>();
@@ -90,26 +87,23 @@ export class ThreadSession {
   }
 
   async ask(question: string, model: string | undefined, settings: ThreadSettings): Promise<void> {
-    const run = await api<Run>(`/v1/threads/${this.id}/runs`, {
-      method: 'POST',
-      json: {
-        messages: [{ role: 'user', content: question }],
-        ...(model ? { model } : {}),
-        ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
-        ...(settings.system?.trim() ? { system: settings.system } : {}),
-      },
+    const run = await startRun(this.id, {
+      messages: [{ role: 'user', content: question }],
+      ...(model ? { model } : {}),
+      ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
+      ...(settings.system?.trim() ? { system: settings.system } : {}),
     });
     this.track(run, question);
   }
 
   async rerun(code: string): Promise<void> {
-    const run = await api<Run>(`/v1/threads/${this.id}/runs`, { method: 'POST', json: { cell: { code } } });
+    const run = await startRun(this.id, { cell: { code } });
     this.track(run);
   }
 
   async stop(): Promise<void> {
     const run = this.active;
-    if (run) await api(`/v1/threads/${this.id}/runs/${run.id}/cancel`, { method: 'POST' });
+    if (run) await cancelRun(this.id, run.id);
   }
 
   /**
@@ -120,8 +114,8 @@ export class ThreadSession {
   syncRuns(): Promise<void> {
     this.syncing ??= (async () => {
       try {
-        const { runs = [], ...thread } = await api<Thread>(`/v1/threads/${this.id}`);
-        this.thread = { ...this.thread, ...thread };
+        const { runs = [], ...thread } = await getThread(this.id);
+        this.merge(thread);
         for (const run of runs) {
           if (this.runs.some((r) => r.id === run.id)) continue;
           this.track(run);
@@ -136,19 +130,30 @@ export class ThreadSession {
   }
 
   async refreshFiles(): Promise<void> {
-    this.files = (await api<List<WorkspaceFile>>(`/v1/threads/${this.id}/files`)).data;
+    this.files = (await listFiles(this.id)).data;
     this.changed();
   }
 
   async refreshThread(): Promise<void> {
-    const { runs: _runs, ...thread } = await api<Thread>(`/v1/threads/${this.id}`);
-    this.thread = { ...this.thread, ...thread };
-    this.changed();
+    const { runs: _runs, ...thread } = await getThread(this.id);
+    this.setThread(thread);
   }
 
   setThread(thread: Thread): void {
-    this.thread = { ...this.thread, ...thread };
+    this.merge(thread);
     this.changed();
+  }
+
+  /** Takes the server's newer copy; the thread list hears when what it shows has changed. */
+  private merge(thread: Omit<Thread, 'runs'>): void {
+    const before = this.thread;
+    this.thread = { ...before, ...thread };
+    if (
+      before.updated_at !== this.thread.updated_at ||
+      before.title !== this.thread.title ||
+      before.busy !== this.thread.busy
+    )
+      announce('threads');
   }
 
   changed(): void {
@@ -204,7 +209,7 @@ export class ThreadSession {
     }).then(() => {
       // The stream ended without run-end (the run is gone): read its final status.
       if (state.status === 'running' && !this.abort.signal.aborted) {
-        void api<Run>(`/v1/threads/${this.id}/runs/${state.id}`).then((run) => {
+        void getRun(this.id, state.id).then((run) => {
           state.status = run.status;
           this.changed();
         });
@@ -234,10 +239,7 @@ async function threadEvents(id: string): Promise<AgentEvent[]> {
   const events: AgentEvent[] = [];
   let after: string | undefined;
   for (;;) {
-    const query = after ? `?after=${encodeURIComponent(after)}` : '';
-    const page = await api<List<AgentEvent> & { last_id?: string | null }>(
-      `/v1/threads/${id}/events${query}`,
-    );
+    const page = await threadEventsPage(id, after);
     events.push(...page.data);
     if (!page.has_more || !page.last_id) return events;
     after = page.last_id;
