@@ -11,7 +11,7 @@ import { lineInput } from './input.ts';
 import { ChatSession } from './session.ts';
 
 export const usage =
-  'analyst chat [FILE…] [--url URL] [--api-key KEY] [--thread ID] [--model ID] [--data-dir DIR] [--models FILE]';
+  'analyst chat [FILE…] [--url URL] [--api-key KEY] [--thread ID] [--model ID] [--data-dir DIR] [--models FILE] [--show-code]';
 
 export const summary =
   'ask questions about your data in the terminal, against a server (--url) or one started in-process; /help inside';
@@ -34,6 +34,7 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
       model: { type: 'string' },
       'data-dir': { type: 'string' },
       models: { type: 'string' },
+      'show-code': { type: 'boolean' },
     },
     usage,
   );
@@ -56,7 +57,7 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
   const session = new ChatSession(
     backend,
     { write: io.stdout, color: io.color ?? false, terminal: interactive },
-    values.model ? { model: values.model } : {},
+    { ...(values.model ? { model: values.model } : {}), showCode: values['show-code'] === true },
   );
   const lines = lineInput(io.input);
   let leftWithCtrlC = false;

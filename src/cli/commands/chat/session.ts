@@ -20,14 +20,17 @@ export type RunOutcome = RunStatus;
 export class ChatSession {
   thread: ChatThread | undefined;
   model: string | undefined;
+  /** Shows every line of every cell's code (`--show-code`); long code is folded otherwise. */
+  private readonly showCode: boolean;
   private current: { runId: string; threadId: string; cancelling: boolean } | undefined;
 
   constructor(
     readonly backend: ChatBackend,
     readonly out: ChatOutput,
-    options: { model?: string } = {},
+    options: { model?: string; showCode?: boolean } = {},
   ) {
     this.model = options.model;
+    this.showCode = options.showCode ?? false;
   }
 
   get running(): boolean {
@@ -77,7 +80,11 @@ export class ChatSession {
       ...(this.model ? { model: this.model } : {}),
     });
     this.current = { runId, threadId: thread.id, cancelling: false };
-    const renderer = new ChatRenderer(this.out.write, { color: this.out.color, spinner: this.out.terminal });
+    const renderer = new ChatRenderer(this.out.write, {
+      color: this.out.color,
+      spinner: this.out.terminal,
+      ...(this.showCode ? { maxCodeLines: Number.POSITIVE_INFINITY } : {}),
+    });
     let outcome: RunOutcome = 'failed';
     let after = -1;
     try {
