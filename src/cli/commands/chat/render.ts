@@ -76,7 +76,11 @@ export class ChatRenderer {
       const style: Style =
         event.status === 'completed' ? 'green' : event.status === 'cancelled' ? 'yellow' : 'red';
       const seconds = (event.duration_ms / 1000).toFixed(1);
-      const why = event.reason && event.status !== 'completed' ? ` — ${event.reason}` : '';
+      // A cancelled run needs no reason: the user stopped it, and this line is the one saying so.
+      const why =
+        event.reason && event.status !== 'completed' && event.status !== 'cancelled'
+          ? ` — ${event.reason}`
+          : '';
       this.line(this.paint(style, `── ${event.status} in ${seconds} s${why}`));
     }
   }
@@ -137,7 +141,10 @@ export class ChatRenderer {
     if (cell.state !== seen.state) {
       if (cell.state === 'running') this.spinner?.start('running cell');
       if (cell.state === 'refused') this.line(this.paint('red', `── refused: ${cell.refusal}`));
-      if (cell.state === 'done' && cell.result) {
+      if (cell.state === 'done' && cell.result?.status === 'cancelled') {
+        // The run's own line follows ("── cancelled in …"): one line says it (issue 31, defect 9).
+        this.spinner?.stop();
+      } else if (cell.state === 'done' && cell.result) {
         this.spinner?.stop();
         const { status, duration_ms: ms, message } = cell.result;
         const style: Style = status === 'ok' ? 'green' : 'red';
