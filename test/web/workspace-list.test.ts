@@ -89,4 +89,23 @@ describe('the workspace list at the end of a run', { timeout: 600_000 }, () => {
     await reportsListed('workspace-list-after-rerun');
     assert.deepEqual(main.errors, []);
   });
+
+  test('a file name over the limit is shortened, and the upload says so (issue 31, defect 7)', async () => {
+    const name = `${'quarterly-sales-by-region-and-product-line-'.repeat(6)}2024.csv`;
+    assert.ok(Buffer.byteLength(name) > 200);
+    await page.setInputFiles('#upload-input', {
+      name,
+      mimeType: 'text/csv',
+      buffer: Buffer.from('region,sales\nnorth,10\n'),
+    });
+    const toast = page.locator('.toast[role="alert"]');
+    await toast.waitFor({ timeout: LIST_MS });
+    const text = (await toast.textContent()) ?? '';
+    assert.match(text, /was saved as .*\.csv: file names are kept to 200 bytes/);
+    const saved = /was saved as (.*?): file names/.exec(text)?.[1] ?? '';
+    assert.ok(Buffer.byteLength(saved) <= 200 && saved.endsWith('.csv'), saved);
+    await page.waitForSelector(`.tree-row[data-path="${saved}"]`);
+    await screenshot(page, 'workspace-list-long-name');
+    assert.deepEqual(main.errors, []);
+  });
 });

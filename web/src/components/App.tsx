@@ -11,7 +11,7 @@ import { Composer } from './Composer.tsx';
 import { ConfirmDialog, KeyDialog, SettingsDialog, ShortcutsDialog } from './Dialogs.tsx';
 import { Inspector } from './Inspector.tsx';
 import { ThreadList } from './ThreadList.tsx';
-import { type Upload, uploadError, WorkspacePanel } from './WorkspacePanel.tsx';
+import { renamedNotice, type Upload, uploadError, WorkspacePanel } from './WorkspacePanel.tsx';
 
 type Pane = 'threads' | 'chat' | 'inspector';
 
@@ -170,9 +170,11 @@ export function App() {
         const name = folder ? `${folder}/${file.name}` : file.name;
         setUploads((list) => [...list, { id, name, fraction: 0 }]);
         try {
-          await uploadFile(target.id, file, folder, (fraction) =>
+          const saved = await uploadFile(target.id, file, folder, (fraction) =>
             setUploads((list) => list.map((u) => (u.id === id ? { ...u, fraction } : u))),
           );
+          const renamed = renamedNotice(name, saved.path);
+          if (renamed) setNotice(renamed);
           setUploads((list) => list.filter((u) => u.id !== id));
         } catch (error) {
           const message = uploadError(error, name);
