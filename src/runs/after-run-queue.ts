@@ -53,6 +53,11 @@ export class AfterRunQueue {
     this.next();
   }
 
+  /** Resolves when the thread's work, queued now, is done (without moving it to the front). */
+  done(threadId: string): Promise<void> {
+    return this.tasks.get(threadId)?.promise ?? Promise.resolve();
+  }
+
   /** Starts the thread's work now if it waits; resolves when it is done. */
   hurry(threadId: string): Promise<void> | undefined {
     const task = this.tasks.get(threadId);

@@ -116,8 +116,13 @@ export class RunService {
   private readonly live = new Map<string, LiveRun>();
   /** Work finished runs left to do (reports), by thread; the thread's next run waits for it. */
   private readonly background: AfterRunQueue;
-  private readonly leases: LeaseKeeper | undefined;
+  /**
+   * Threads whose run has sent `run-end` and whose after-run work is not done yet: set before
+   * `run-end` goes out, so whoever reacts to it (the studio lists the files) can wait for it.
+   */
+  private readonly ending = new Map<string, Promise<void>>();
   private accepting = true;
+  private readonly leases: LeaseKeeper | undefined;
 
   constructor(private readonly options: RunServiceOptions) {
     this.background = new AfterRunQueue(
@@ -419,7 +424,17 @@ export class RunService {
     const { thread } = request;
     const writer = new EventWriter(store, live.id);
     let ended = false;
+    let afterRunDone = () => {};
     const emit = async (event: AgentEvent) => {
+      if (event.type === 'run-end' && !ended) {
+        const done = new Promise<void>((resolve) => {
+          afterRunDone = resolve;
+        });
+        this.ending.set(thread.id, done);
+        void done.then(() => {
+          if (this.ending.get(thread.id) === done) this.ending.delete(thread.id);
+        });
+      }
       writer.add(live.push(event));
       if (event.type !== 'run-end') return;
       ended = true;
@@ -475,7 +490,16 @@ export class RunService {
       live.finish();
       this.live.delete(live.id);
       this.afterRun(thread);
+      void this.background.done(thread.id).then(afterRunDone);
     }
+  }
+
+  /**
+   * Resolves when the work the thread's last run left (its reports in the workspace) is done,
+   * at once when there is none; `run-end` has gone out before this work is done.
+   */
+  afterRunDone(threadId: string): Promise<void> {
+    return this.ending.get(threadId) ?? Promise.resolve();
   }
 
   /** A run that broke outside the agent loop (store failure, bad options) still ends with run-end. */

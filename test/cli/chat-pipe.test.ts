@@ -39,7 +39,7 @@ describe('analyst chat in a pipe', () => {
     assert.doesNotMatch(out, /\u001b\[/, 'no colours or cursor movement in a pipe');
     assert.match(out, /attached .*iris\.csv as iris\.csv \(\d+ bytes\)/);
     // The three species' mean petal lengths, computed independently: 5.552, 4.26, 1.462.
-    assert.match(out, /▍Answer\n\*\*virginica\*\* has the highest average “petal length \(cm\)” \(5\.55\)/);
+    assert.match(out, /▍Answer\nvirginica has the highest average “petal length \(cm\)” \(5\.55\)/);
     assert.match(out, /── completed in \d+\.\d s/);
     assert.match(out, / {2}iris\.csv {2}\d+ bytes/);
     assert.match(out, /saved petal_length_cm_by_species\.png to /);
@@ -87,7 +87,7 @@ describe('analyst chat in a pipe', () => {
       });
       assert.equal(run.code, 0, run.stderr + run.stdout);
       // 23 of the 150 flowers have petals wider than 2 cm.
-      assert.match(run.stdout, /\*\*23\*\* of the 150 rows have “petal width \(cm\)” > 2/);
+      assert.match(run.stdout, /\b23 of the 150 rows have “petal width \(cm\)” > 2/);
       assert.match(await readFile(join(cwd, 'report.md'), 'utf8'), /\*\*23\*\* of the 150 rows/);
       const notebook = JSON.parse(await readFile(join(cwd, 'nb.ipynb'), 'utf8')) as {
         nbformat: number;

@@ -50,3 +50,47 @@ describe('analyst chat: the spinner while a cell runs', () => {
     assert.match(screen, /\r\u001b\[2K── ok in 25\.0 s\n$/);
   });
 });
+
+describe('analyst chat: Markdown and code for the terminal (issue 31, defect 9)', () => {
+  const render = (text: string, options: { maxCodeLines?: number } = {}) => {
+    let screen = '';
+    const renderer = new ChatRenderer(
+      (t) => {
+        screen += t;
+      },
+      { color: false, spinner: false, ...options },
+    );
+    renderer.push({ type: 'round-start', round: 1 });
+    // The model's text arrives in small pieces, cut anywhere.
+    for (let at = 0; at < text.length; at += 3)
+      renderer.push({ type: 'text-delta', round: 1, text: text.slice(at, at + 3) });
+    return screen;
+  };
+  const longCode = Array.from({ length: 30 }, (_, i) => `x${i} = ${i}`).join('\n');
+
+  test('the answer is rendered: no ** nor table pipes nor server image paths', () => {
+    const screen = render(
+      '<Answer>Overall **0** wins, `see` *this*.\n\n| group | rate |\n| --- | --- |\n| 0 | 81.3 |\n| 1 | 25.3 |\n\n![chart.png](/v1/threads/thread-1/files/chart.png)\n\n_Set ANALYST_MODEL_URL to use a model._</Answer>',
+    );
+    assert.match(screen, /▍Answer\nOverall 0 wins, see this\.\n/);
+    assert.match(screen, /^group {2}rate\n───── {2}────\n0 {6}81\.3\n1 {6}25\.3$/m);
+    assert.match(screen, /^\[image: chart\.png\]$/m);
+    assert.match(screen, /^Set ANALYST_MODEL_URL to use a model\.$/m);
+    assert.doesNotMatch(screen, /\*\*|\||\/v1\/threads|!\[/);
+  });
+
+  test('code the model writes is behind a gutter and folded when long; --show-code shows all', () => {
+    const folded = render(`<Analyze>Count.</Analyze>\n<Code>\n${longCode}\n</Code>`);
+    assert.match(folded, /▍Code\n│ x0 = 0\n│ x1 = 1\n/);
+    assert.match(folded, /│ x11 = 11\n│ … 18 more lines \(--show-code shows all code\)\n/);
+    assert.doesNotMatch(folded, /x12 = 12/);
+    const whole = render(`<Code>\n${longCode}\n</Code>`, { maxCodeLines: Number.POSITIVE_INFINITY });
+    assert.match(whole, /│ x29 = 29\n/);
+    assert.doesNotMatch(whole, /more lines/);
+  });
+
+  test('model text cannot send escapes to the terminal', () => {
+    const screen = render('<Answer>clear \u001b[2J**now**\u0007</Answer>');
+    assert.doesNotMatch(screen, /[\u0000-\u0009\u000b-\u001f]/);
+  });
+});

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -11,6 +11,7 @@ import type { ScriptedModel } from '../../src/llm/scripted/server.ts';
 import { BIN, cliEnv, exited, releaseWorkspaces } from './chat-helpers.ts';
 
 const SIMPSON = resolve('examples/simpson/Simpson.csv');
+const OUTPUT = resolve('test-output/cli');
 
 /** A tmux server of its own (-L), so nothing here touches anyone else's sessions. */
 class Terminal {
@@ -152,7 +153,17 @@ describe('analyst chat on a terminal (tmux)', () => {
     screen = await terminal.waitFor(/── completed in/, { timeoutMs: 120_000 });
     assert.match(screen, /▍Analyze/);
     assert.match(screen, /▍Code/);
-    assert.match(screen, /▍Answer\nOverall, “treatment” \*\*0\*\* has the highest mean “success”/);
+    // The answer's Markdown is rendered: no ** nor table pipes nor server paths (issue 31, defect 9).
+    assert.match(screen, /▍Answer\nOverall, “treatment” 0 has the highest mean “success”/);
+    assert.match(screen, /^\[image: success_by_treatment\.png\]$/m);
+    assert.match(screen, /^treatment +mean +count +rate \(%\)$/m);
+    const answer = screen.slice(screen.indexOf('▍Answer'));
+    assert.doesNotMatch(answer, /\*\*|^\|/m);
+    assert.doesNotMatch(answer, /\/v1\/threads/);
+    // Code is set apart behind a gutter; the loader cell is folded, not printed whole.
+    assert.match(screen, /^│ import pandas as pd$/m);
+    assert.match(screen, /^│ … \d+ more lines \(--show-code shows all code\)$/m);
+    assert.doesNotMatch(screen, /def text_encoding/);
     assert.match(screen, /Simpson's paradox/);
     assert.match(screen, /created: success_by_treatment\.png/);
     await terminal.waitFor(/analyst› $/m);
@@ -168,13 +179,19 @@ describe('analyst chat on a terminal (tmux)', () => {
     screen = await terminal.waitFor(/── cancelled in/, { timeoutMs: 30_000 });
     assert.ok(Date.now() - pressed < 15_000, 'the cell was stopped, not waited for');
     assert.match(screen, /stopping the analysis… \(Ctrl-C again to leave\)/);
-    assert.match(screen, /── cancelled in/);
     await terminal.waitFor(/analyst› $/m);
+    // One line says the run was cancelled (issue 31, defect 9), after the one saying it stops.
+    screen = terminal.screen();
+    const stopped = screen.slice(screen.lastIndexOf('stopping the analysis'));
+    await mkdir(OUTPUT, { recursive: true });
+    await writeFile(join(OUTPUT, 'chat-cancelled.txt'), stopped);
+    assert.equal(stopped.match(/^.*cancel.*$/gim)?.length, 1, stopped);
+    assert.match(stopped, /── cancelled in/);
     assert.equal(terminal.paneDead().dead, false, 'Ctrl-C during a run does not leave');
 
     // The same thread goes on.
     terminal.type('now something quick');
-    screen = await terminal.waitFor(/The sum is \*\*42\*\*/, { timeoutMs: 60_000 });
+    screen = await terminal.waitFor(/The sum is 42\./, { timeoutMs: 60_000 });
     assert.match(screen, /^42$/m);
 
     // Files, downloads, report, notebook, threads.

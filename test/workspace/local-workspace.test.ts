@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, open, readdir, rm, stat, statfs, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { QuietTime } from '../../src/background/quiet-time.ts';
 import { InvalidInputError, NotFoundError, PayloadTooLargeError } from '../../src/errors/index.ts';
@@ -89,6 +90,46 @@ describe('a loop-mounted workspace, from the host side', () => {
     );
     await workspace.write('new/deep/file.txt', Buffer.from('made'));
     assert.equal((await read('new/deep/file.txt')).toString(), 'made');
+  });
+  test('a write replaces a file whole: readers and listings never see it half written (issue 31)', async () => {
+    await workspace.write('reports/report.html', Buffer.from('old report'));
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    const body = Readable.from(
+      (async function* () {
+        yield Buffer.from('new ');
+        await held;
+        yield Buffer.from('report, longer');
+      })(),
+    );
+    const writing = workspace.write('reports/report.html', body);
+    await new Promise((r) => setTimeout(r, 200)); // the first chunk is written, the rest held
+    const during = await workspace.list();
+    const listed = during.find((f) => f.path === 'reports/report.html');
+    assert.equal(listed?.bytes, 'old report'.length, 'the old file is listed whole meanwhile');
+    assert.equal((await read('reports/report.html')).toString(), 'old report');
+    assert.deepEqual(
+      during.filter((f) => f.path.startsWith('reports/')).map((f) => f.path),
+      ['reports/report.html'],
+      'no partial file is listed',
+    );
+    release();
+    assert.equal((await writing).bytes, 'new report, longer'.length);
+    assert.equal((await read('reports/report.html')).toString(), 'new report, longer');
+    assert.deepEqual(await readdir(join(dir, 'reports')), ['report.html'], 'no partial file is left');
+    // A write that fails part way leaves the old file and no partial one.
+    const broken = Readable.from(
+      (async function* () {
+        yield Buffer.from('half');
+        throw new Error('the source broke');
+      })(),
+    );
+    await assert.rejects(workspace.write('reports/report.html', broken));
+    assert.equal((await read('reports/report.html')).toString(), 'new report, longer');
+    assert.deepEqual(await readdir(join(dir, 'reports')), ['report.html']);
+    await workspace.remove('reports');
   });
   test('the quota is the filesystem: a write past it is refused with a clear error', async () => {
     const big = Buffer.alloc(4 * 1024 * 1024, 1);

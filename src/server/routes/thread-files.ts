@@ -7,6 +7,9 @@ import { newId } from '../ids.ts';
 import { safeFilename } from '../services/safe-filename.ts';
 import { contentDisposition, saveUpload, uploadedFile } from './files.ts';
 
+/** How long a listing waits for a finished run's reports before it lists what is there. */
+const AFTER_RUN_WAIT_MS = 15_000;
+
 type Params = { Params: { id: string; '*': string } };
 
 /** A thread's workspace files: list, download, upload and delete, through its Workspace only. */
@@ -15,6 +18,16 @@ export function registerThreadFileRoutes(app: FastifyInstance, deps: AppDeps): v
     const thread = await deps.threads.get(request.owner, request.params.id);
     const workspace = await deps.threads.workspace(thread);
     const base = baseUrl(deps.config);
+    // Right after run-end the reports are still being written: the list waits for them (a
+    // bounded while), so a client that lists at run-end sees reports/ (issue 31, defect 6).
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      deps.runs.afterRunDone(thread.id),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, AFTER_RUN_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
     const files = await workspace.list();
     return {
       object: 'list',

@@ -1,5 +1,18 @@
+import { randomBytes } from 'node:crypto';
 import { constants, type Dirent } from 'node:fs';
-import { type FileHandle, lchown, lstat, mkdir, open, opendir, rm, statfs, unlink } from 'node:fs/promises';
+import {
+  type FileHandle,
+  lchown,
+  link,
+  lstat,
+  mkdir,
+  open,
+  opendir,
+  rename,
+  rm,
+  statfs,
+  unlink,
+} from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { InvalidInputError, NotFoundError, PayloadTooLargeError } from '../../errors/index.ts';
@@ -21,6 +34,9 @@ export const SANDBOX_GID = 65534;
 
 /** Names the filesystem itself keeps at the root (ext4's lost+found), never shown. */
 const HIDDEN_ROOT_NAMES = new Set(['lost+found']);
+
+/** How the files a write fills before renaming them into place begin; listings leave them out. */
+const PARTIAL_PREFIX = '.analyst-partial-';
 
 /**
  * A workspace that is a directory on this host. Its safety against a cell changing the
@@ -53,6 +69,7 @@ export class LocalWorkspace implements Workspace {
         const handle = await opendir(dir, { bufferSize: 256 });
         for await (const entry of handle) {
           if (depth === 0 && HIDDEN_ROOT_NAMES.has(entry.name)) continue;
+          if (entry.name.startsWith(PARTIAL_PREFIX)) continue;
           names.push(entry);
           if (names.length >= limit - found.length + 1_000) break;
         }
@@ -121,6 +138,11 @@ export class LocalWorkspace implements Workspace {
 
   async ready(): Promise<void> {}
 
+  /**
+   * Writes to a partial file beside the target and renames it into place: a listing or a
+   * reader meanwhile sees the old file whole (never a truncated one, issue 31), and a write
+   * that fails leaves the old file. rename(2) replaces a symlink at the target, never follows it.
+   */
   async write(path: string, data: Buffer | Readable, options: WriteOptions = {}): Promise<{ bytes: number }> {
     const parts = workspacePathParts(path);
     const shown = parts.join('/');
@@ -128,43 +150,49 @@ export class LocalWorkspace implements Workspace {
       throw new InvalidInputError(`${shown} is a reserved name`, { param: 'path' });
     await this.makeParents(parts.slice(0, -1));
     const target = join(this.root, ...parts);
-    const base = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-    const flags = base | (options.exclusive ? constants.O_EXCL : constants.O_TRUNC);
-    let handle: FileHandle;
-    try {
-      handle = await open(target, flags, 0o644);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST')
-        throw new WorkspaceFileExistsError(`${shown} exists in the workspace`, { param: 'path' });
-      if (code === 'ELOOP' && !options.exclusive) {
-        await unlink(target).catch(() => {}); // a symlink where the file goes: the link goes, not its target
-        handle = await open(target, base | constants.O_EXCL, 0o644).catch((e) => {
-          throw this.writeError(e, shown);
-        });
-      } else {
-        throw this.writeError(error, shown);
-      }
-    }
+    if (options.exclusive && (await lstat(target).catch(() => undefined)))
+      throw new WorkspaceFileExistsError(`${shown} exists in the workspace`, { param: 'path' });
+    const partial = join(
+      this.root,
+      ...parts.slice(0, -1),
+      `${PARTIAL_PREFIX}${randomBytes(8).toString('hex')}`,
+    );
+    const flags =
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+    const handle = await open(partial, flags, 0o644).catch((error) => {
+      throw this.writeError(error, shown);
+    });
     let bytes = 0;
     try {
-      const info = await handle.stat();
-      if (!info.isFile()) throw new InvalidInputError(`${shown} is not a regular file`, { param: 'path' });
-      if (process.getuid?.() === 0) await handle.chown(SANDBOX_UID, SANDBOX_GID);
-      const chunks: AsyncIterable<Buffer> | Iterable<Buffer> = Buffer.isBuffer(data) ? [data] : data;
-      for await (const chunk of chunks) {
-        let offset = 0;
-        while (offset < chunk.length) {
-          const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset, bytes + offset);
-          offset += bytesWritten;
+      try {
+        if (process.getuid?.() === 0) await handle.chown(SANDBOX_UID, SANDBOX_GID);
+        const chunks: AsyncIterable<Buffer> | Iterable<Buffer> = Buffer.isBuffer(data) ? [data] : data;
+        for await (const chunk of chunks) {
+          let offset = 0;
+          while (offset < chunk.length) {
+            const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset, bytes + offset);
+            offset += bytesWritten;
+          }
+          bytes += chunk.length;
         }
-        bytes += chunk.length;
+      } finally {
+        await handle.close().catch(() => {});
+      }
+      if (options.exclusive) {
+        // link(2) fails when the name exists: two exclusive writes cannot both win.
+        await link(partial, target).catch((error) => {
+          if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+            throw new WorkspaceFileExistsError(`${shown} exists in the workspace`, { param: 'path' });
+          throw error;
+        });
+      } else {
+        await rename(partial, target);
       }
     } catch (error) {
-      await handle.close().catch(() => {});
       throw this.writeError(error, shown);
+    } finally {
+      await unlink(partial).catch(() => {}); // gone already once renamed
     }
-    await handle.close();
     return { bytes };
   }
 

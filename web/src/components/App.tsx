@@ -46,7 +46,7 @@ export function App() {
   const { session, missing } = opened;
   const models = useModels();
   const keyPrompt = useKeyPrompt();
-  const uploads = useUploads();
+  const uploads = useUploads(setNotice);
   const [draft, setDraft] = useState<{ model?: string; settings: ThreadSettings }>({ settings: {} });
   const [inspector, setInspector] = useState<{ tab: 'preview' | 'code'; path?: string; cell?: CellStep }>({
     tab: 'preview',

@@ -2,6 +2,7 @@ import type { CellStep } from '../../../src/agent/view/steps.ts';
 import { currentLanguage, t } from '../i18n/i18n.ts';
 import { useFollow } from '../lib/follow.ts';
 import { useSecondsSince } from '../lib/hooks.ts';
+import { sourcePlaces } from '../lib/source-places.ts';
 import type { RunState, ThreadSession } from '../state/thread-session.ts';
 import { StepCard } from './StepCard.tsx';
 
@@ -72,6 +73,7 @@ function RunBlock(props: {
           selected={step.kind === 'cell' && step.cellId === props.selectedCell}
           onInspectCell={props.onInspectCell}
           onOpenFile={props.onOpenFile}
+          place={step.kind === 'answer' ? sourcePlaces(run.builder.steps) : undefined}
         />
       ))}
       <RunEnd run={run} />

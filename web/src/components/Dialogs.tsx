@@ -162,15 +162,30 @@ export function SettingsDialog(props: {
         </label>
         <label class="field">
           <span>
-            {t('settings.temperature')}: <output>{props.settings.temperature ?? '—'}</output>
+            {t('settings.temperature')}:{' '}
+            <output id="temperature-value">
+              {props.settings.temperature ?? t('settings.temperatureDefault')}
+            </output>
+            {props.settings.temperature !== undefined && (
+              <button
+                type="button"
+                class="ghost small"
+                id="temperature-reset"
+                onClick={() => props.onChange(props.model, { ...props.settings, temperature: undefined })}
+              >
+                {t('settings.temperatureReset')}
+              </button>
+            )}
           </span>
+          {/* Unset, the model's own default applies: the slider is shown dimmed, not at a value it is not. */}
           <input
             type="range"
             min={0}
             max={2}
             step={0.1}
             id="temperature"
-            value={props.settings.temperature ?? 0.7}
+            class={props.settings.temperature === undefined ? 'unset' : undefined}
+            value={props.settings.temperature ?? 1}
             onInput={(e) =>
               props.onChange(props.model, {
                 ...props.settings,

@@ -2,7 +2,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import type { GroundedNumber } from '../../../src/agent/grounding/types.ts';
 import { blobUrl } from '../api/client.ts';
 import { fileUrl } from '../lib/files.ts';
-import { markGroundedNumbers } from '../lib/grounding-marks.ts';
+import { markGroundedNumbers, type SourcePlace } from '../lib/grounding-marks.ts';
 import { renderMarkdown } from '../lib/markdown.ts';
 
 /**
@@ -16,6 +16,8 @@ export function Markdown(props: {
   onOpenFile?: (path: string) => void;
   /** An answer's numbers, marked with their sources (see lib/grounding-marks.ts). */
   grounding?: readonly GroundedNumber[];
+  /** Where a number's source is, as the user sees the run (its tooltip). */
+  place?: SourcePlace;
 }) {
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -27,7 +29,7 @@ export function Markdown(props: {
     for (const img of root.querySelectorAll<HTMLImageElement>('img[data-src][src]'))
       loaded.set(img.dataset.src ?? '', img);
     root.innerHTML = renderMarkdown(props.text);
-    if (props.grounding) markGroundedNumbers(root, props.grounding);
+    if (props.grounding) markGroundedNumbers(root, props.grounding, props.place);
     for (const img of root.querySelectorAll<HTMLImageElement>('img[data-src]')) {
       const old = loaded.get(img.dataset.src ?? '');
       if (old && old.alt === img.alt) {

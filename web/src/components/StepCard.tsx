@@ -5,7 +5,7 @@ import type { CellStep, Step } from '../../../src/agent/view/steps.ts';
 import { blobUrl } from '../api/client.ts';
 import { formatBytes, formatNumber, t } from '../i18n/i18n.ts';
 import { fileUrl } from '../lib/files.ts';
-import { ungroundedCount } from '../lib/grounding-marks.ts';
+import { type SourcePlace, ungroundedCount } from '../lib/grounding-marks.ts';
 import { useLazy } from '../lib/hooks.ts';
 import { Markdown } from './Markdown.tsx';
 
@@ -18,6 +18,8 @@ export interface StepProps {
   selected: boolean;
   onInspectCell: (cell: CellStep) => void;
   onOpenFile: (path: string) => void;
+  /** Where an answer's numbers came from, as step and line (see lib/source-places.ts). */
+  place?: SourcePlace;
 }
 
 /** One card of the chat; re-rendered only when its step (or the language) changed. */
@@ -65,6 +67,7 @@ export class StepCard extends Component<StepProps> {
               threadId={this.props.threadId}
               onOpenFile={this.props.onOpenFile}
               grounding={step.grounding}
+              place={this.props.place}
             />
           </section>
         );

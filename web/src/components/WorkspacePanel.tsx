@@ -189,6 +189,20 @@ function TreeItem(props: {
   );
 }
 
+/** The server keeps file names to this many bytes (its safeFilename): longer ones are shortened. */
+const MAX_NAME_BYTES = 200;
+
+/**
+ * What to tell the user when a file was saved under another name than the one sent: a name
+ * over the server's limit is shortened, a taken one numbered (issue 31, defect 7).
+ */
+export function renamedNotice(sent: string, saved: string): string | undefined {
+  if (saved === sent) return undefined;
+  const base = sent.split('/').pop() ?? sent;
+  const long = new TextEncoder().encode(base).length > MAX_NAME_BYTES;
+  return t(long ? 'files.shortened' : 'files.renamed', { name: sent, path: saved, bytes: MAX_NAME_BYTES });
+}
+
 export function uploadError(error: unknown, name: string): string {
   // The server's 413 names the limit and the variable that raises it.
   if (error instanceof ApiError && error.status === 413)

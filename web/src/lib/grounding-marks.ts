@@ -1,4 +1,4 @@
-import type { GroundedNumber } from '../../../src/agent/grounding/types.ts';
+import type { GroundedNumber, GroundingSource } from '../../../src/agent/grounding/types.ts';
 import { t } from '../i18n/i18n.ts';
 
 /**
@@ -8,7 +8,11 @@ import { t } from '../i18n/i18n.ts';
  * readers. Works on text nodes only (never on markup), in answer order: grounding lists the
  * numbers as they appear, so each is looked for after the previous one.
  */
-export function markGroundedNumbers(root: HTMLElement, numbers: readonly GroundedNumber[]): void {
+export function markGroundedNumbers(
+  root: HTMLElement,
+  numbers: readonly GroundedNumber[],
+  place?: SourcePlace,
+): void {
   const checked = numbers.filter((n) => n.status !== 'ignored' && n.text.length > 0);
   if (checked.length === 0) return;
   const walker = root.ownerDocument.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
@@ -31,7 +35,7 @@ export function markGroundedNumbers(root: HTMLElement, numbers: readonly Grounde
       const after = rest.splitText(number.text.length);
       const mark = root.ownerDocument.createElement('span');
       mark.className = `num ${number.status}`;
-      mark.title = describe(number);
+      mark.title = describe(number, place);
       mark.textContent = rest.data;
       rest.replaceWith(mark);
       node = after;
@@ -42,11 +46,15 @@ export function markGroundedNumbers(root: HTMLElement, numbers: readonly Grounde
   }
 }
 
-function describe(number: GroundedNumber): string {
+/** Where a source is, said as the user sees the run ("step 3, line 2"); undefined when unknown. */
+export type SourcePlace = (source: GroundingSource) => string | undefined;
+
+function describe(number: GroundedNumber, place: SourcePlace | undefined): string {
   const source = number.source;
   if (number.status === 'ungrounded' || !source) return t('grounding.ungrounded');
   if (number.status === 'derived') return t('grounding.derived', { formula: source.formula ?? '' });
-  const where = source.file ?? source.rid ?? source.cell_id ?? '';
+  // Never the internal cell id: the step and line, else the file or row it came from.
+  const where = place?.(source) ?? source.file ?? source.rid ?? t('grounding.somewhere');
   return source.excerpt
     ? t('grounding.grounded', { where, excerpt: source.excerpt })
     : t('grounding.groundedAt', { where });

@@ -28,6 +28,8 @@ export interface RunState {
 export class ThreadSession {
   runs: RunState[] = [];
   files: WorkspaceFile[] = [];
+  /** How many file lists were asked for: answers to older ones are dropped. */
+  private filesAsked = 0;
   connection: 'connected' | 'reconnecting' = 'connected';
   private readonly listeners = new Set<() => void>();
   private readonly abort = new AbortController();
@@ -129,8 +131,16 @@ export class ThreadSession {
     return this.syncing;
   }
 
+  /**
+   * Lists the files again. Refreshes overlap (each artifact and the run's end ask for one) and
+   * may answer out of order: only the latest one asked is shown, so an older list never
+   * replaces a newer one (issue 31, defect 6).
+   */
   async refreshFiles(): Promise<void> {
-    this.files = (await listFiles(this.id)).data;
+    const asked = ++this.filesAsked;
+    const files = (await listFiles(this.id)).data;
+    if (asked !== this.filesAsked) return;
+    this.files = files;
     this.changed();
   }
 

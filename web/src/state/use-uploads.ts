@@ -1,6 +1,6 @@
 import { useRef, useState } from 'preact/hooks';
 import { uploadFile } from '../api/client.ts';
-import { type Upload, uploadError } from '../components/WorkspacePanel.tsx';
+import { renamedNotice, type Upload, uploadError } from '../components/WorkspacePanel.tsx';
 
 let uploadIds = 0;
 
@@ -9,9 +9,10 @@ const FAILED_ROW_MS = 15_000;
 
 /**
  * The uploads under way in the studio: each file's progress, its failure, and a way to
- * cancel it (the request is aborted and the server keeps nothing of it).
+ * cancel it (the request is aborted and the server keeps nothing of it). `onNotice` hears of a
+ * file saved under another name than the one sent (a name cut to 200 bytes, or one taken).
  */
-export function useUploads(): {
+export function useUploads(onNotice: (message: string) => void): {
   uploads: Upload[];
   /** Uploads the files into thread `threadId` at once; resolves when all have ended. */
   start(threadId: string, files: Array<{ file: File; folder: string }>): Promise<void>;
@@ -28,13 +29,15 @@ export function useUploads(): {
     controllers.current.set(id, controller);
     setUploads((list) => [...list, { id, name, fraction: 0 }]);
     try {
-      await uploadFile(
+      const saved = await uploadFile(
         threadId,
         file,
         folder,
         (fraction) => setUploads((list) => list.map((u) => (u.id === id ? { ...u, fraction } : u))),
         controller.signal,
       );
+      const renamed = renamedNotice(name, saved.path);
+      if (renamed) onNotice(renamed);
       without(id);
     } catch (error) {
       if (controller.signal.aborted) return without(id);

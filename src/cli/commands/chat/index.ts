@@ -11,7 +11,7 @@ import { lineInput } from './input.ts';
 import { ChatSession } from './session.ts';
 
 export const usage =
-  'analyst chat [FILE…] [--url URL] [--api-key KEY] [--thread ID] [--model ID] [--data-dir DIR] [--models FILE] [--connection ID]…';
+  'analyst chat [FILE…] [--url URL] [--api-key KEY] [--thread ID] [--model ID] [--data-dir DIR] [--models FILE] [--connection ID]… [--show-code]';
 
 export const summary =
   'ask questions about your data in the terminal, against a server (--url) or one started in-process; /help inside';
@@ -35,6 +35,7 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
       'data-dir': { type: 'string' },
       models: { type: 'string' },
       connection: { type: 'string', multiple: true },
+      'show-code': { type: 'boolean' },
     },
     usage,
   );
@@ -60,6 +61,7 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
     {
       ...(values.model ? { model: values.model } : {}),
       ...(values.connection?.length ? { connectionIds: values.connection } : {}),
+      showCode: values['show-code'] === true,
     },
   );
   const lines = lineInput(io.input);

@@ -1,6 +1,7 @@
 import type { AgentEvent } from '../../../agent/events.ts';
 import { type CellStep, StepBuilder, type StepUpdate } from '../../../agent/view/steps.ts';
 import { Spinner } from '../../render/spinner.ts';
+import { MarkdownStream } from '../../render/terminal-markdown.ts';
 
 const STYLE = {
   dim: '\u001b[2m',
@@ -25,15 +26,19 @@ export interface ChatRendererOptions {
   color: boolean;
   /** Show a spinner with the elapsed time while a cell runs (terminals only). */
   spinner: boolean;
-  /** Lines of code shown per cell before "… N more lines". Default 40. */
+  /**
+   * Lines of code shown per cell before "… N more lines": long code (the offline analyst's
+   * loader cell) is folded by default. Default 12; `Infinity` shows all (`--show-code`).
+   */
   maxCodeLines?: number;
   now?: () => number;
 }
 
 /**
  * Prints one run as it streams, from its steps (`agent/view/steps.ts`): each section under a
- * coloured heading (Analyze, Understand, Answer), each cell's code once, its output dimmed,
- * its status and files, and while a cell runs a spinner with the time so far.
+ * coloured heading (Analyze, Understand, Answer) with its Markdown rendered for the terminal,
+ * each cell's code once behind a `│` gutter (folded when long), its output dimmed, its status
+ * and files, and while a cell runs a spinner with the time so far.
  */
 export class ChatRenderer {
   private readonly builder = new StepBuilder();
@@ -45,12 +50,16 @@ export class ChatRenderer {
   /** The step whose text is streaming, so a new heading is printed only for a new step. */
   private streaming: number | undefined;
   private readonly cells = new Map<number, { code: boolean; state: string; files: number }>();
+  /** The Markdown of the section streaming (none for code). */
+  private markdown: MarkdownStream | undefined;
+  /** Lines of the streaming cell's code printed so far, and whether the last one is open. */
+  private codeLines = { shown: 0, open: false };
 
   constructor(
     private readonly write: (text: string) => void,
     private readonly options: ChatRendererOptions,
   ) {
-    this.maxCodeLines = options.maxCodeLines ?? 40;
+    this.maxCodeLines = options.maxCodeLines ?? 12;
     if (options.spinner)
       this.spinner = new Spinner((text) => this.write(text), { color: options.color, now: options.now });
   }
@@ -67,7 +76,11 @@ export class ChatRenderer {
       const style: Style =
         event.status === 'completed' ? 'green' : event.status === 'cancelled' ? 'yellow' : 'red';
       const seconds = (event.duration_ms / 1000).toFixed(1);
-      const why = event.reason && event.status !== 'completed' ? ` — ${event.reason}` : '';
+      // A cancelled run needs no reason: the user stopped it, and this line is the one saying so.
+      const why =
+        event.reason && event.status !== 'completed' && event.status !== 'cancelled'
+          ? ` — ${event.reason}`
+          : '';
       this.line(this.paint(style, `── ${event.status} in ${seconds} s${why}`));
     }
   }
@@ -96,13 +109,16 @@ export class ChatRenderer {
         break;
       case 'text-appended':
         if (this.streaming === update.index) {
-          const cell = step.kind === 'cell';
-          this.stream(cell ? this.paint('dim', update.text) : update.text);
-          if (cell) this.cells.get(update.index)!.code = true;
+          if (step.kind === 'cell') {
+            this.streamCode(update.text);
+            this.cells.get(update.index)!.code = true;
+          } else {
+            this.stream(this.markdown?.push(update.text) ?? update.text);
+          }
         }
         break;
       case 'section-closed':
-        if (this.streaming === update.index) this.endStream();
+        if (this.streaming === update.index) this.endStream(step.kind === 'cell' ? step.code : undefined);
         break;
       case 'output-appended':
         // The spinner steps aside for the output and comes back under it while the cell still runs.
@@ -117,7 +133,7 @@ export class ChatRenderer {
   private cellChanged(index: number, cell: CellStep): void {
     const seen = this.cells.get(index) ?? { code: false, state: '', files: 0 };
     this.cells.set(index, seen);
-    if (cell.state !== 'writing' && this.streaming === index) this.endStream();
+    if (cell.state !== 'writing' && this.streaming === index) this.endStream(cell.code);
     if ((cell.state === 'running' || cell.state === 'refused') && !seen.code) {
       this.code(cell.code);
       seen.code = true;
@@ -125,7 +141,10 @@ export class ChatRenderer {
     if (cell.state !== seen.state) {
       if (cell.state === 'running') this.spinner?.start('running cell');
       if (cell.state === 'refused') this.line(this.paint('red', `── refused: ${cell.refusal}`));
-      if (cell.state === 'done' && cell.result) {
+      if (cell.state === 'done' && cell.result?.status === 'cancelled') {
+        // The run's own line follows ("── cancelled in …"): one line says it (issue 31, defect 9).
+        this.spinner?.stop();
+      } else if (cell.state === 'done' && cell.result) {
         this.spinner?.stop();
         const { status, duration_ms: ms, message } = cell.result;
         const style: Style = status === 'ok' ? 'green' : 'red';
@@ -148,6 +167,8 @@ export class ChatRenderer {
     this.streaming = index;
     this.pending = '';
     this.startOfSection = true;
+    this.markdown = label === 'Code' ? undefined : new MarkdownStream(this.options.color);
+    this.codeLines = { shown: 0, open: false };
   }
 
   private startOfSection = false;
@@ -169,19 +190,59 @@ export class ChatRenderer {
     this.pending += trailing;
   }
 
-  private endStream(): void {
+  /** Ends the streaming section: the Markdown still held, or the fold of a long cell (`code`). */
+  private endStream(code?: string): void {
     if (this.streaming === undefined) return;
+    const rest = this.markdown?.end();
+    if (rest) this.stream(rest);
     this.streaming = undefined;
+    this.markdown = undefined;
     this.pending = '';
     if (!this.atLineStart) this.text('\n');
+    if (code !== undefined) this.fold(code.trimEnd().split('\n').length - this.codeLines.shown);
+  }
+
+  /** Code the model writes, line by line behind the gutter, up to the fold. */
+  private streamCode(text: string): void {
+    let body = text;
+    if (this.startOfSection) {
+      body = body.replace(/^\s*\n/, '');
+      if (!body) return;
+      this.startOfSection = false;
+    }
+    for (const [i, piece] of body.split('\n').entries()) {
+      if (i > 0) {
+        if (this.codeLines.open) this.text('\n');
+        else if (this.codeLines.shown < this.maxCodeLines) {
+          // An empty line of the code, kept: the fold counts every line.
+          this.codeLines.shown += 1;
+          this.text(`${this.paint('dim', '│')}\n`);
+        }
+        this.codeLines.open = false;
+      }
+      if (!piece) continue;
+      if (!this.codeLines.open) {
+        if (this.codeLines.shown >= this.maxCodeLines) continue;
+        this.codeLines.shown += 1;
+        this.codeLines.open = true;
+        this.text(this.paint('dim', '│ '));
+      }
+      this.text(this.paint('dim', piece));
+    }
   }
 
   private code(code: string): void {
     const lines = code.trimEnd().split('\n');
     this.line(this.paint('yellow', this.paint('bold', '▍Code')));
-    for (const line of lines.slice(0, this.maxCodeLines)) this.line(this.paint('dim', line));
-    const more = lines.length - this.maxCodeLines;
-    if (more > 0) this.line(this.paint('dim', `   … ${more} more line${more === 1 ? '' : 's'}`));
+    for (const line of lines.slice(0, this.maxCodeLines)) this.line(this.paint('dim', `│ ${line}`));
+    this.fold(lines.length - this.maxCodeLines);
+  }
+
+  private fold(more: number): void {
+    if (more > 0)
+      this.line(
+        this.paint('dim', `│ … ${more} more line${more === 1 ? '' : 's'} (--show-code shows all code)`),
+      );
   }
 
   private paint(style: Style, text: string): string {

@@ -22,15 +22,18 @@ export class ChatSession {
   model: string | undefined;
   /** `--connection` ids, sent with every question (docs/connections.md). */
   readonly connectionIds: string[];
+  /** Shows every line of every cell's code (`--show-code`); long code is folded otherwise. */
+  private readonly showCode: boolean;
   private current: { runId: string; threadId: string; cancelling: boolean } | undefined;
 
   constructor(
     readonly backend: ChatBackend,
     readonly out: ChatOutput,
-    options: { model?: string; connectionIds?: string[] } = {},
+    options: { model?: string; connectionIds?: string[]; showCode?: boolean } = {},
   ) {
     this.model = options.model;
     this.connectionIds = options.connectionIds ?? [];
+    this.showCode = options.showCode ?? false;
   }
 
   get running(): boolean {
@@ -81,7 +84,11 @@ export class ChatSession {
       ...(this.connectionIds.length ? { connectionIds: this.connectionIds } : {}),
     });
     this.current = { runId, threadId: thread.id, cancelling: false };
-    const renderer = new ChatRenderer(this.out.write, { color: this.out.color, spinner: this.out.terminal });
+    const renderer = new ChatRenderer(this.out.write, {
+      color: this.out.color,
+      spinner: this.out.terminal,
+      ...(this.showCode ? { maxCodeLines: Number.POSITIVE_INFINITY } : {}),
+    });
     let outcome: RunOutcome = 'failed';
     let after = -1;
     try {
