@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { InvalidInputError } from '../errors/index.ts';
 import type { Workspace } from '../workspace/workspace.ts';
-import type { ConnectionKind, QueryRows } from './connection.ts';
+import type { ConnectionKind, QueryRows, SchemaTable } from './connection.ts';
 import { rowsToParquet } from './parquet.ts';
 import type { ConnectionRegistry } from './registry.ts';
 
@@ -34,15 +34,32 @@ function quoteIdentifier(kind: ConnectionKind, name: string): string {
   return kind === 'mysql' ? `\`${name.replaceAll('`', '``')}\`` : `"${name.replaceAll('"', '""')}"`;
 }
 
-/** `SELECT * FROM` a table the connection's schema lists (so a name is never SQL of its own). */
-export async function tableStatement(
+/** One connection as extract needs it: the server route's registry and a run's connections both give it. */
+export interface ExtractConnection {
+  id: string;
+  kind: ConnectionKind;
+  query(sql: string): Promise<QueryRows>;
+  schema(): Promise<SchemaTable[]>;
+}
+
+/** `owner`'s connection `id` of the registry, as extract needs it. */
+export function registryConnection(
   registry: ConnectionRegistry,
   owner: string,
   id: string,
-  table: string,
-): Promise<string> {
-  const kind = registry.config(owner, id).kind;
-  const tables = await registry.schema(owner, id);
+): ExtractConnection {
+  return {
+    id,
+    kind: registry.config(owner, id).kind,
+    query: (sql) => registry.query(owner, id, sql),
+    schema: () => registry.schema(owner, id),
+  };
+}
+
+/** `SELECT * FROM` a table the connection's schema lists (so a name is never SQL of its own). */
+export async function tableStatement(connection: ExtractConnection, table: string): Promise<string> {
+  const { id, kind } = connection;
+  const tables = await connection.schema();
   const found = tables.find((t) => `${t.schema}.${t.name}` === table) ?? tables.find((t) => t.name === table);
   if (!found) {
     throw new InvalidInputError(
@@ -62,16 +79,14 @@ export async function tableStatement(
  * writes its rows into the workspace as a Parquet file, replacing one of the same name.
  */
 export async function extractToWorkspace(
-  registry: ConnectionRegistry,
-  owner: string,
-  id: string,
+  connection: ExtractConnection,
   source: ExtractSource,
   name: string,
   workspace: Workspace,
 ): Promise<Extracted> {
   const path = extractFileName(name);
-  const sql = 'table' in source ? await tableStatement(registry, owner, id, source.table) : source.sql;
-  const result = await registry.query(owner, id, sql);
+  const sql = 'table' in source ? await tableStatement(connection, source.table) : source.sql;
+  const result = await connection.query(sql);
   const file = await rowsToParquet(result);
   try {
     await workspace.write(path, createReadStream(file.path));

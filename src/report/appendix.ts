@@ -45,7 +45,25 @@ export function endingSentence(run: RunView): string {
 function stepTitle(step: Step): string {
   if (step.kind === 'prose') return step.tag;
   if (step.kind === 'note') return step.level === 'error' ? 'Error' : 'Notice';
-  return `${step.language === 'sql' ? 'SQL query' : 'Python cell'} ${codeSpan(step.cellId)}`;
+  return `${step.language === 'sql' ? 'SQL query' : 'Python cell'} ${codeSpan(step.cellId)}${onConnection(step)}`;
+}
+
+/** ` on connection `id`` for a query that ran on a database connection, else nothing. */
+export function onConnection(cell: CellStep): string {
+  const id = cell.result?.query?.connection_id;
+  return id === undefined ? '' : ` on connection ${codeSpan(id)}`;
+}
+
+/**
+ * Where a query ran and what it fetched, so it can be re-run: the connection by its id (the
+ * operator's configuration holds the URL; a report never does) and the rows it fetched.
+ */
+export function queryRecordLine(cell: CellStep): string | undefined {
+  const query = cell.result?.query;
+  if (cell.language !== 'sql' || !query) return undefined;
+  const rows = `${query.row_count} row${query.row_count === 1 ? '' : 's'}`;
+  if (query.connection_id === undefined) return `*Query over the workspace's files; fetched ${rows}.*`;
+  return `*Ran on database connection ${codeSpan(query.connection_id)}; fetched ${rows}. Re-run it with ${codeSpan(`POST /v1/connections/${query.connection_id}/query`)}.*`;
 }
 
 function stepBody(step: Step): string {
@@ -63,6 +81,8 @@ function noteMarkdown(note: NoteStep): string {
 /** A cell: its code, its output as the sandbox gave it, a status line when not ok, its files. */
 export function cellMarkdown(cell: CellStep): string {
   const parts = [fence(cell.code, cell.language)];
+  const record = queryRecordLine(cell);
+  if (record) parts.push(record);
   const output = cell.result?.output ?? '';
   if (output) parts.push('Output:', fence(output, 'text'));
   else if (cell.result) parts.push('*No output.*');

@@ -1,5 +1,5 @@
 import type { Artifact } from '../sandbox/sandbox.ts';
-import { cellMarkdown, endingSentence } from './appendix.ts';
+import { cellMarkdown, endingSentence, onConnection } from './appendix.ts';
 import { markUngrounded } from './grounding-marks.ts';
 import { ImageBudget, type ImageDecision } from './image-budget.ts';
 import { baseName, imageKindOf } from './images.ts';
@@ -93,7 +93,12 @@ async function writeRun(
         step.level === 'error' ? `**Error**${step.code ? ` (${codeSpan(step.code)})` : ''}:` : '**Notice:**';
       writer.markdown(blockquote(`${label} ${step.text}`));
     } else if (step.language === 'sql') {
-      writer.markdown(`SQL query ${codeSpan(step.cellId)}:\n\n${cellMarkdown(step)}`);
+      const query = step.result?.query;
+      writer.markdown(
+        `SQL query ${codeSpan(step.cellId)}${onConnection(step)}:\n\n${cellMarkdown(step)}`,
+        // Machine-readable, so a tool can re-run the notebook's queries against the database.
+        query ? { analyst: { query: { ...query, sql: step.code } } } : undefined,
+      );
     } else {
       writer.code(step, await outputsOf(step, read));
     }

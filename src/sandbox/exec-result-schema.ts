@@ -28,6 +28,22 @@ export const CellErrorSchema = z
   })
   .describe("A cell's exception as data");
 
+export const QueryRecordSchema = z
+  .object({
+    connection_id: z
+      .string()
+      .optional()
+      .describe(
+        'The database connection the SQL ran on (its id, never its URL); absent for a query over files',
+      ),
+    row_count: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe('Rows the query fetched (within the row and byte caps)'),
+  })
+  .describe('What a tools-mode `query` ran on and fetched, so an analysis can be re-run');
+
 export const ExecResultSchema = z
   .object({
     status: ExecStatusSchema,
@@ -60,5 +76,6 @@ export const ExecResultSchema = z
         'Why a non-ok status happened (or a quota was reached), in words a model and a person can act on',
       ),
     error: CellErrorSchema.optional().describe('The exception that ended the cell (status `error`)'),
+    query: QueryRecordSchema.optional().describe('Present when the cell is a tools-mode SQL query'),
   })
   .describe('The result of one cell');

@@ -11,6 +11,7 @@ import { largeFileCells } from './cells/large.ts';
 import { lookCode } from './cells/look.ts';
 import { type Finding, type Language, type PlannedCell, type Shared, say } from './cells/recipe.ts';
 import { recipeFor } from './cells/recipes.ts';
+import { bringConnectionTable } from './connection-table.ts';
 import { splitMarkedOutput } from './marked-output.ts';
 import type { Plan } from './plan.ts';
 import { type Look, LookSchema } from './schema.ts';
@@ -34,6 +35,7 @@ export async function* offlineAnalysis(context: RunContext): AsyncGenerator<Agen
   const language: Language = hasChinese(asked.text) ? 'zh' : 'en';
   const marker = `@@analyst-${randomHex(8)}@@`;
   const runner = new CellRunner(context, marker);
+  yield* bringConnectionTable(context, asked.text);
 
   const look = yield* runner.run(
     say(

@@ -25,9 +25,12 @@ export async function runConnectionQuery(
 ): Promise<QueryOutcome> {
   const started = Date.now();
   let result: QueryResult;
+  // Every row fetched, including those only in the Parquet file: what a re-run should get back.
+  let fetched = 0;
   try {
     if (!context.connections) throw new Error('this thread has no database connections');
     const rows = await context.connections.query(connectionId, sql);
+    fetched = rows.rows.length;
     const notes: string[] = [];
     if (rows.truncated) {
       notes.push(
@@ -89,6 +92,7 @@ export async function runConnectionQuery(
     duration_ms: Date.now() - started,
     artifacts: [],
     source_query_ids: [toolCallId],
+    query: { connection_id: connectionId, row_count: fetched },
   };
   if (result.status === 'error') display.message = result.error;
   return { result, display, message };

@@ -88,6 +88,7 @@ export async function runQuery(
     output_complete: true,
     artifacts: [],
     source_query_ids: [toolCallId],
+    query: { row_count: result.row_count },
   };
   if (result.status === 'error') display.message = result.error;
   else delete display.message;

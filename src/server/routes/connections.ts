@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { extractToWorkspace } from '../../connections/extract.ts';
+import { extractToWorkspace, registryConnection } from '../../connections/extract.ts';
 import type { AppDeps } from '../deps.ts';
 import { baseUrl, threadFileUrl } from '../file-links.ts';
 import { validate } from '../validate.ts';
@@ -49,14 +49,8 @@ export function registerConnectionRoutes(app: FastifyInstance, deps: AppDeps): v
     try {
       const workspace = await deps.threads.workspace(thread);
       const source = body.table !== undefined ? { table: body.table } : { sql: body.sql! };
-      const done = await extractToWorkspace(
-        deps.connections,
-        request.owner,
-        connectionId,
-        source,
-        body.name,
-        workspace,
-      );
+      const connection = registryConnection(deps.connections, request.owner, connectionId);
+      const done = await extractToWorkspace(connection, source, body.name, workspace);
       await deps.threads.recordUsage(thread);
       return {
         object: 'connection.extract',
