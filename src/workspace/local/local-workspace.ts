@@ -1,5 +1,5 @@
 import { constants, type Dirent } from 'node:fs';
-import { type FileHandle, lchown, lstat, mkdir, open, opendir, rm, statfs, unlink } from 'node:fs/promises';
+import { type FileHandle, lchown, lstat, mkdir, open, opendir, statfs, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { InvalidInputError, NotFoundError, PayloadTooLargeError } from '../../errors/index.ts';
@@ -14,6 +14,7 @@ import type {
   WorkspaceUsage,
   WriteOptions,
 } from '../workspace.ts';
+import { removeTree } from './remove-tree.ts';
 
 /** The sandbox user: files the host writes into a workspace are given to it. */
 export const SANDBOX_UID = 65534;
@@ -173,8 +174,8 @@ export class LocalWorkspace implements Workspace {
     const target = join(this.root, ...parts);
     const info = await lstat(target).catch(() => undefined);
     if (!info || HIDDEN_ROOT_NAMES.has(parts[0]!)) return false;
-    // rm never follows symlinks it meets; on a nosymfollow mount no component can lead out.
-    await rm(target, { recursive: true, force: true });
+    // Never follows symlinks it meets; on a nosymfollow mount no component can lead out.
+    await removeTree(target);
     return true;
   }
 
