@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, opendir, rename, rmdir, unlink } from 'node:fs/promises';
-import { dirname } from 'node:path';
 
 /**
  * Removes a file or a directory tree however deep, without recursion and with paths that
@@ -10,15 +9,17 @@ import { dirname } from 'node:path';
  * it half done). Names are handled as bytes, so names that are not UTF-8 go too. Nothing is
  * followed: entries are typed by `lstat`/dirent, a symlink is unlinked like a file.
  */
-export async function removeTree(target: string): Promise<void> {
+export async function removeTree(target: string | Buffer): Promise<void> {
   const info = await lstat(target).catch(() => undefined);
   if (!info) return;
   if (!info.isDirectory()) {
     await unlink(target);
     return;
   }
-  const parent = Buffer.from(`${dirname(target)}/`);
-  const pending: Buffer[] = [Buffer.from(target)];
+  const top = Buffer.from(target);
+  // Its parent with the trailing slash (the path is absolute: there is always one).
+  const parent = top.subarray(0, top.lastIndexOf('/') + 1);
+  const pending: Buffer[] = [top];
   for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
     // 'buffer' names (Node supports it; its types do not say so): the bytes, not a lossy decoding.
     const options = { encoding: 'buffer' as unknown as BufferEncoding, bufferSize: 256 };
