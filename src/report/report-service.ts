@@ -1,16 +1,37 @@
 import { artifactsOf } from '../agent/events.ts';
 import type { FileLink } from '../contract/file-link.ts';
+import { abortError } from '../errors/abort.ts';
 import type { Store, ThreadRecord } from '../store/store.ts';
+import { FairPool } from '../workers/fair-pool.ts';
 import type { Workspace } from '../workspace/workspace.ts';
 import { DEFAULT_REPORT_IMAGE_BYTES } from './image-budget.ts';
 import { imageKindOf } from './images.ts';
 import { type RenderedDocuments, renderPdf, type ThreadHistory } from './index.ts';
+import type { PdfOptions } from './pdf.ts';
 import { renderInWorker } from './worker/render-in-worker.ts';
 
 export type ReportFormat = 'md' | 'html' | 'pdf';
 
 const REPORT_DIR = 'reports';
 const PER_IMAGE_BYTES = 10 * 1024 * 1024;
+
+/**
+ * Whether the asker still waits for a document. Jobs take turns by the thread's owner (its
+ * API key): each key's queue is served in turn with the others'.
+ */
+export interface RenderRequest {
+  /** Aborting (the client hung up) drops the job from its queue or stops its work, Chromium too. */
+  abortSignal?: AbortSignal;
+}
+
+export interface ReportServiceOptions {
+  /** The images embedded in one document, in bytes. Default DEFAULT_REPORT_IMAGE_BYTES. */
+  imageBytes?: number;
+  /** Documents (reports, notebooks, PDFs) made at once; the rest wait, fairly by key. Default 2. */
+  renderSlots?: number;
+  /** How PDFs are printed (Chromium path, time). */
+  pdf?: Omit<PdfOptions, 'abortSignal'>;
+}
 
 /**
  * Reports and notebooks of a thread, rendered from its stored events (docs/spec.md#reports), within
@@ -20,10 +41,15 @@ const PER_IMAGE_BYTES = 10 * 1024 * 1024;
  * made within them gets documents that link every file instead.
  */
 export class ReportService {
+  /** Every document is made inside a slot of this pool: images read, rendered, printed. */
+  readonly pool: FairPool;
+
   constructor(
     private readonly store: Store,
-    private readonly options: { imageBytes?: number } = {},
-  ) {}
+    private readonly options: ReportServiceOptions = {},
+  ) {
+    this.pool = new FairPool(options.renderSlots ?? 2);
+  }
 
   private get imageBytes(): number {
     return this.options.imageBytes ?? DEFAULT_REPORT_IMAGE_BYTES;
@@ -48,15 +74,32 @@ export class ReportService {
    * Markdown, HTML and/or notebook; `linkPrefix` is what makes artifact links resolve where
    * the document is read (a download URL base, or `../` for the copies in `reports/`).
    */
-  async documents(
+  documents(
     thread: ThreadRecord,
     workspace: Workspace,
     formats: Array<'md' | 'html' | 'ipynb'>,
     linkPrefix = '',
     options: { embedMarkdownImages?: boolean } = {},
+    request: RenderRequest = {},
+  ): Promise<RenderedDocuments> {
+    return this.pool.run(thread.owner, request.abortSignal, () =>
+      this.render(thread, workspace, formats, linkPrefix, options, request.abortSignal),
+    );
+  }
+
+  /** Inside a slot: images are read only now, so a waiting job holds no bytes. */
+  private async render(
+    thread: ThreadRecord,
+    workspace: Workspace,
+    formats: Array<'md' | 'html' | 'ipynb'>,
+    linkPrefix: string,
+    options: { embedMarkdownImages?: boolean },
+    signal: AbortSignal | undefined,
   ): Promise<RenderedDocuments> {
     const record = await this.record(thread);
-    const files = await this.imageFiles(record, workspace);
+    stopIfAborted(signal);
+    const files = await this.imageFiles(record, workspace, signal);
+    stopIfAborted(signal);
     const embedMarkdownImages = options.embedMarkdownImages ?? false;
     try {
       return await renderInWorker({
@@ -67,7 +110,10 @@ export class ReportService {
         imageBytes: this.imageBytes,
         embedMarkdownImages,
       });
-    } catch {
+    } catch (error) {
+      // Without embedded images the same render would fail the same way: it is not done twice.
+      const embedded = Object.values(files).some((f) => typeof f !== 'number');
+      if (!embedded || signal?.aborted) throw error;
       // Over its bounds: the same documents with every image linked, not embedded.
       const sizes = Object.fromEntries(
         Object.entries(files).map(([path, f]) => [path, typeof f === 'number' ? f : f.byteLength]),
@@ -83,23 +129,36 @@ export class ReportService {
     }
   }
 
-  async report(
+  /** One report; a PDF is printed in the same slot, so pooled Chromiums are bounded too. */
+  report(
     thread: ThreadRecord,
     workspace: Workspace,
     format: ReportFormat,
     linkPrefix = '',
+    request: RenderRequest = {},
   ): Promise<Buffer> {
-    const wanted = format === 'md' ? 'md' : 'html';
-    // A report downloaded alone carries its charts: links to the server break once saved.
-    const documents = await this.documents(thread, workspace, [wanted], linkPrefix, {
-      embedMarkdownImages: true,
+    const signal = request.abortSignal;
+    return this.pool.run(thread.owner, signal, async () => {
+      const wanted = format === 'md' ? 'md' : 'html';
+      // A report downloaded alone carries its charts: links to the server break once saved.
+      const documents = await this.render(
+        thread,
+        workspace,
+        [wanted],
+        linkPrefix,
+        { embedMarkdownImages: true },
+        signal,
+      );
+      const text = documents[wanted] ?? '';
+      stopIfAborted(signal);
+      return format === 'pdf'
+        ? renderPdf(text, { ...this.options.pdf, abortSignal: signal })
+        : Buffer.from(text);
     });
-    const text = documents[wanted] ?? '';
-    return format === 'pdf' ? renderPdf(text) : Buffer.from(text);
   }
 
-  async notebook(thread: ThreadRecord, workspace: Workspace): Promise<Buffer> {
-    return Buffer.from((await this.documents(thread, workspace, ['ipynb'])).ipynb ?? '');
+  async notebook(thread: ThreadRecord, workspace: Workspace, request: RenderRequest = {}): Promise<Buffer> {
+    return Buffer.from((await this.documents(thread, workspace, ['ipynb'], '', {}, request)).ipynb ?? '');
   }
 
   /** Writes the thread's report and notebook into its workspace's `reports/` folder. */
@@ -128,10 +187,12 @@ export class ReportService {
   private async imageFiles(
     record: ThreadHistory,
     workspace: Workspace,
+    signal: AbortSignal | undefined,
   ): Promise<Record<string, Uint8Array | number>> {
     const files: Record<string, Uint8Array | number> = {};
     let left = this.imageBytes;
     for (const artifact of artifactsOf(record.events)) {
+      stopIfAborted(signal);
       const kind = imageKindOf(artifact);
       if (!kind || artifact.path in files) continue;
       const file = await workspace.open(artifact.path).catch(() => undefined);
@@ -148,4 +209,8 @@ export class ReportService {
     }
     return files;
   }
+}
+
+function stopIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw abortError('the report was cancelled: its client left');
 }

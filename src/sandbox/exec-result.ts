@@ -63,11 +63,16 @@ function explain(
   reason: string | null,
   context: ResultContext,
 ): string | undefined {
+  // A process the cell started (not the cell itself) was killed by the memory killer.
+  const child =
+    reason === 'memory' && status !== 'killed'
+      ? `a process the cell started was killed for exceeding the sandbox memory limit (${formatBytes(context.limits.memoryBytes)}); its work is incomplete`
+      : undefined;
   switch (status) {
     case 'ok':
-      return undefined;
+      return child;
     case 'error':
-      return `the cell exited with status ${exitCode}; the output shows why`;
+      return child ?? `the cell exited with status ${exitCode}; the output shows why`;
     case 'timeout':
       return `the cell ran past its ${context.timeoutMs / 1000} s limit and was stopped`;
     case 'cancelled':

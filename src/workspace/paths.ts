@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import { InvalidInputError } from '../errors/index.ts';
+import { unescapeName } from './name-escape.ts';
 
 /**
  * Validates a workspace-relative path as text (relative, no `..`, no NUL, no backslash) and
@@ -11,7 +12,7 @@ export function workspacePathParts(relativePath: string): string[] {
   }
   if (relativePath.includes('\0'))
     throw new InvalidInputError('a workspace path cannot contain NUL', { param: 'path' });
-  if (relativePath.startsWith('/') || relativePath.includes('\\') || /^[a-zA-Z]:/.test(relativePath)) {
+  if (relativePath.startsWith('/') || /^[a-zA-Z]:/.test(relativePath)) {
     throw new InvalidInputError(`workspace paths are relative, like data/sales.csv (got ${relativePath})`, {
       param: 'path',
     });
@@ -23,7 +24,12 @@ export function workspacePathParts(relativePath: string): string[] {
   if (parts.length === 0 || parts.some((p) => p === '..') || relativePath.split('/').includes('..')) {
     throw new InvalidInputError(`workspace path ${relativePath} leaves the workspace`, { param: 'path' });
   }
-  if (parts.some((p) => Buffer.byteLength(p) > 255)) {
+  // A backslash only as an escape of a name's bytes (see name-escape.ts); else refused.
+  const names = parts.map(unescapeName);
+  if (names.some((n) => ['.', '..'].includes(n.toString()) || n.includes('/'))) {
+    throw new InvalidInputError(`workspace path ${relativePath} leaves the workspace`, { param: 'path' });
+  }
+  if (names.some((p) => Buffer.byteLength(p) > 255)) {
     throw new InvalidInputError('a workspace path component is longer than 255 bytes', { param: 'path' });
   }
   return parts;

@@ -57,6 +57,18 @@ describe('ExecResult', () => {
     assert.match(result.message!, /duckdb\.sql\(/);
     assert.match(result.message!, /usecols=/);
   });
+  test("a child process's memory kill is reported even when the cell itself finished", () => {
+    for (const status of ['ok', 'error'] as const) {
+      const result = resultFromKernel(
+        {
+          end: { ...end, status, exit_code: status === 'ok' ? 0 : 1, reason: 'memory' },
+          output: Buffer.alloc(0),
+        },
+        { timeoutMs: 30_000, limits: DEFAULT_LIMITS },
+      );
+      assert.match(result.message!, /process the cell started was killed .*memory limit \(512 MB\)/);
+    }
+  });
   test('a timeout names the limit; a lost stateful session says so', () => {
     const result = resultFromKernel(
       { end: { ...end, status: 'timeout', exit_code: null, state_lost: true }, output: Buffer.alloc(0) },

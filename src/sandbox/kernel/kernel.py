@@ -331,21 +331,28 @@ class Kernel:
             "state_lost": worker.mode == STATEFUL and not worker.alive,
         }
         status = worker.exit_status
+        # The memory killer may have taken any process of the cell (a child it started, not
+        # only the cell itself): read the counter after every cell so each kill is told once.
+        seen, self.oom_seen = self.oom_seen, oom_kills()
+        memory_killed = seen is not None and self.oom_seen is not None and self.oom_seen > seen
         if cell.stop_status is not None:
             result["status"] = result["reason"] = cell.stop_status
         elif cell.status_word is not None:
             result["status"] = "ok" if cell.status_word == 0 else "error"
             result["exit_code"] = cell.status_word
+            if memory_killed:
+                result["reason"] = "memory"
         elif os.WIFSIGNALED(status):
             result["status"] = "killed"
             result["signal"] = signal.Signals(os.WTERMSIG(status)).name
-            seen, self.oom_seen = self.oom_seen, oom_kills()
-            if seen is not None and self.oom_seen is not None and self.oom_seen > seen:
+            if memory_killed:
                 result["reason"] = "memory"
         else:
             code = os.WEXITSTATUS(status)
             result["status"] = "ok" if code == 0 else "error"
             result["exit_code"] = code
+            if memory_killed:
+                result["reason"] = "memory"
         return result
 
 

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ReportFormat } from '../../report/report-service.ts';
 import type { AppDeps } from '../deps.ts';
 import { baseUrl, threadFileUrl } from '../file-links.ts';
+import { abortOnHangUp } from '../hang-up.ts';
 import { validate } from '../validate.ts';
 import { ReportQuerySchema } from '../wire/requests.ts';
 import { contentDisposition } from './files.ts';
@@ -20,7 +21,11 @@ export function registerReportRoutes(app: FastifyInstance, deps: AppDeps): void 
     const workspace = await deps.threads.workspace(thread);
     // Links in the report point at the thread's file downloads.
     const prefix = threadFileUrl(baseUrl(deps.config), thread.id, '');
-    const body = await deps.reports.report(thread, workspace, format, prefix);
+    // A client that hangs up leaves the render queue, or stops its render (and Chromium).
+    const hangUp = abortOnHangUp(reply.raw);
+    const body = await deps.reports.report(thread, workspace, format, prefix, {
+      abortSignal: hangUp.signal,
+    });
     return reply
       .type(TYPES[format])
       .header(
@@ -37,9 +42,11 @@ export function registerReportRoutes(app: FastifyInstance, deps: AppDeps): void 
   app.get<{ Params: { id: string } }>('/v1/threads/:id/notebook', async (request, reply) => {
     const thread = await deps.threads.get(request.owner, request.params.id);
     const workspace = await deps.threads.workspace(thread);
+    const hangUp = abortOnHangUp(reply.raw);
+    const notebook = await deps.reports.notebook(thread, workspace, { abortSignal: hangUp.signal });
     return reply
       .type('application/x-ipynb+json')
       .header('content-disposition', contentDisposition('analysis.ipynb'))
-      .send(await deps.reports.notebook(thread, workspace));
+      .send(notebook);
   });
 }

@@ -9,7 +9,6 @@ import {
   open,
   opendir,
   rename,
-  rm,
   statfs,
   unlink,
 } from 'node:fs/promises';
@@ -17,6 +16,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { InvalidInputError, NotFoundError, PayloadTooLargeError } from '../../errors/index.ts';
 import { WorkspaceFileExistsError } from '../errors/workspace-file-exists-error.ts';
+import { escapeName, unescapeName } from '../name-escape.ts';
 import { workspacePathParts } from '../paths.ts';
 import type {
   ListOptions,
@@ -27,6 +27,7 @@ import type {
   WorkspaceUsage,
   WriteOptions,
 } from '../workspace.ts';
+import { removeTree } from './remove-tree.ts';
 
 /** The sandbox user: files the host writes into a workspace are given to it. */
 export const SANDBOX_UID = 65534;
@@ -62,25 +63,32 @@ export class LocalWorkspace implements Workspace {
     const limit = options.limit ?? 10_000;
     const maxDepth = options.topLevelOnly ? 0 : (options.maxDepth ?? 16);
     const found: WorkspaceEntry[] = [];
-    const walk = async (dir: string, prefix: string, depth: number): Promise<void> => {
-      const names: Dirent[] = [];
+    // Names are read as bytes and shown escaped (escapeName): a name that is not UTF-8 is
+    // listed, and its listed path opens it, instead of being decoded lossily and lost.
+    const walk = async (dir: Buffer, prefix: string, depth: number): Promise<void> => {
+      const names: Array<{ entry: Dirent; bytes: Buffer; shown: string }> = [];
       try {
         // opendir reads in batches: a directory of a million names is not loaded at once.
-        const handle = await opendir(dir, { bufferSize: 256 });
+        const handle = await opendir(dir, {
+          bufferSize: 256,
+          encoding: 'buffer' as unknown as BufferEncoding,
+        });
         for await (const entry of handle) {
-          if (depth === 0 && HIDDEN_ROOT_NAMES.has(entry.name)) continue;
-          if (entry.name.startsWith(PARTIAL_PREFIX)) continue;
-          names.push(entry);
+          const bytes = entry.name as unknown as Buffer;
+          const shown = escapeName(bytes);
+          if (depth === 0 && HIDDEN_ROOT_NAMES.has(shown)) continue;
+          if (shown.startsWith(PARTIAL_PREFIX)) continue;
+          names.push({ entry, bytes, shown });
           if (names.length >= limit - found.length + 1_000) break;
         }
       } catch {
         return; // gone, or not a directory any more: a cell changed it
       }
-      names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      for (const entry of names) {
+      names.sort((a, b) => (a.shown < b.shown ? -1 : a.shown > b.shown ? 1 : 0));
+      for (const { entry, bytes, shown } of names) {
         if (found.length >= limit) return;
-        const path = prefix + entry.name;
-        const full = join(dir, entry.name);
+        const path = prefix + shown;
+        const full = Buffer.concat([dir, Buffer.from('/'), bytes]);
         if (entry.isFile()) {
           const info = await lstat(full).catch(() => undefined);
           if (info?.isFile()) found.push({ path, kind: 'file', bytes: info.size, modifiedAt: info.mtime });
@@ -94,14 +102,14 @@ export class LocalWorkspace implements Workspace {
         }
       }
     };
-    await walk(this.root, '', 0);
+    await walk(Buffer.from(this.root), '', 0);
     return found;
   }
 
   async stat(path: string): Promise<WorkspaceEntry | undefined> {
     const parts = workspacePathParts(path);
     if (HIDDEN_ROOT_NAMES.has(parts[0]!)) return undefined;
-    const info = await lstat(join(this.root, ...parts)).catch(() => undefined);
+    const info = await lstat(this.hostPath(parts)).catch(() => undefined);
     if (!info) return undefined;
     if (info.isFile())
       return { path: parts.join('/'), kind: 'file', bytes: info.size, modifiedAt: info.mtime };
@@ -119,7 +127,7 @@ export class LocalWorkspace implements Workspace {
     try {
       // O_NONBLOCK: a FIFO a cell left must not hang the server.
       handle = await open(
-        join(this.root, ...parts),
+        this.hostPath(parts),
         constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY,
       );
     } catch (error) {
@@ -198,12 +206,22 @@ export class LocalWorkspace implements Workspace {
 
   async remove(path: string): Promise<boolean> {
     const parts = workspacePathParts(path);
-    const target = join(this.root, ...parts);
+    const target = this.hostPath(parts);
     const info = await lstat(target).catch(() => undefined);
     if (!info || HIDDEN_ROOT_NAMES.has(parts[0]!)) return false;
-    // rm never follows symlinks it meets; on a nosymfollow mount no component can lead out.
-    await rm(target, { recursive: true, force: true });
+    // Never follows symlinks it meets; on a nosymfollow mount no component can lead out.
+    await removeTree(target);
     return true;
+  }
+
+  /** The host path of a workspace path's parts: bytes when a part escapes a non-UTF-8 name. */
+  private hostPath(parts: string[]): string | Buffer {
+    const names = parts.map(unescapeName);
+    if (names.every((name) => typeof name === 'string')) return join(this.root, ...names);
+    return Buffer.concat([
+      Buffer.from(this.root),
+      ...names.flatMap((name) => [Buffer.from('/'), Buffer.from(name)]),
+    ]);
   }
 
   async usage(): Promise<WorkspaceUsage> {
