@@ -9,7 +9,8 @@ import { test } from 'node:test';
  * layer: so front ends pass each layer once, downhill, and no cycle can form between folders.
  */
 const LAYERS: readonly (readonly string[])[] = [
-  ['errors', 'ids', 'workers', 'background'],
+  ['errors'],
+  ['ids', 'workers', 'background'],
   ['workspace', 'llm'],
   ['sandbox', 'connections'],
   ['contract'],
