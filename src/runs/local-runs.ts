@@ -88,6 +88,7 @@ export class LocalRuns {
       limits: request.limits,
       fileUrl: request.fileUrl && ((_threadId, path) => request.fileUrl!(path)),
       grounding: request.grounding,
+      ...(request.connections ? { connections: async () => request.connections } : {}),
     });
     // Local runs have no leases: cancel only aborts the live run and cannot fail.
     const cancel = () => void this.runs.cancel(run.id);
