@@ -92,7 +92,10 @@ describe('the web studio', { timeout: 900_000 }, () => {
       /Not in any output/,
     );
     const grounded = page.locator('.card.answer p .num.grounded', { hasText: '40' }).first();
-    assert.match((await grounded.getAttribute('title')) ?? '', /^Printed by step \d+, line \d+: .*north\s+40/);
+    assert.match(
+      (await grounded.getAttribute('title')) ?? '',
+      /^Printed by step \d+, line \d+: .*north\s+40/,
+    );
     assert.equal(await page.textContent('.card.answer .card-head .pill.bad'), 'Numbers in no output: 1');
     await page.evaluate(() => document.querySelector('.card.answer')?.scrollIntoView({ block: 'start' }));
     await page.hover('.card.answer .num.ungrounded');
