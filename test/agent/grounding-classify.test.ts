@@ -52,6 +52,23 @@ describe('grounding: grounded, derived, ungrounded, ignored', () => {
     ]);
   });
 
+  test('a fenced output block quotes: its numbers are grounded as printed, never derived', () => {
+    const evidence = output('treatment  0.126  0.202\nrate 0.425\n');
+    const prose = 'From 0.202 and 0.126 the gap is 0.076; the rate is 42.5%.';
+    assert.deepEqual(statuses(prose, evidence), [
+      '0.202: grounded',
+      '0.126: grounded',
+      '0.076: derived',
+      '42.5%: derived',
+    ]);
+    const fenced = `Model:\n\`\`\`\ntreatment  0.202  0.076  42.5%\n\`\`\`\n`;
+    assert.deepEqual(statuses(fenced, evidence), [
+      '0.202: grounded',
+      '0.076: ungrounded',
+      '42.5%: ungrounded',
+    ]);
+  });
+
   test('unit changes: a fraction as a percent, thousands, millions, 万', () => {
     const evidence = output('mean success 0.426500\nincome 49488.465540\nrevenue 12345678\n');
     const numbers = groundAnswer({

@@ -45,6 +45,17 @@ describe('what grounds nothing', () => {
     ]);
   });
 
+  test('a one-column header over a blank index column is a header too; a labelled row is not', () => {
+    const table = ['             OR      2.5%     97.5%', 'treatment   1.149805  0.869925  1.519729'].join(
+      '\n',
+    );
+    assert.deepEqual(statuses('Between 2.5% and 97.5%.', table), ['2.5%: ungrounded', '97.5%: ungrounded']);
+    assert.deepEqual(statuses('Between 2.5% and 97.5%.', 'quantiles 2.5% 97.5%\n'), [
+      '2.5%: grounded',
+      '97.5%: grounded',
+    ]);
+  });
+
   test('only whole warning and frame lines, and only labels of header lines, are spans', () => {
     const text = 'x:3: UserWarning: careful\nvalue 0.025 0.975\n[0.025 0.975]\n';
     assert.deepEqual(

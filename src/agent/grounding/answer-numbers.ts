@@ -33,6 +33,11 @@ export interface AnswerNumber {
   role?: IgnoredReason;
   /** An integer where a year would be (in 2021, 2019–2021, 2021年). */
   yearLike: boolean;
+  /**
+   * In a fenced block that is not code: the answer presents it as a run's output, so it must
+   * be printed there as written; a quote is not a computation (nor a unit change).
+   */
+  verbatim: boolean;
 }
 
 const PERCENT_WORD = /^\s?(?:percent(?:age points?)?|per cent|pp\b|个百分点)/i;
@@ -76,9 +81,14 @@ const DATES =
 const CODE_LANGUAGES = /^(?:python|py|python3|sql|r|js|javascript|ts|bash|sh|shell|json|yaml|toml)$/i;
 
 /** Spans of the answer that hold no claims (URLs, file names, HTML tags) or code. */
-function masks(text: string): { skip: Array<[number, number]>; code: Array<[number, number]> } {
+function masks(text: string): {
+  skip: Array<[number, number]>;
+  code: Array<[number, number]>;
+  output: Array<[number, number]>;
+} {
   const skip: Array<[number, number]> = [];
   const code: Array<[number, number]> = [];
+  const output: Array<[number, number]> = [];
   const patterns = [
     /\]\(([^)\s]*)(?:\s+"[^"]*")?\)/g, // link and image destinations
     /!\[[^\]]*\]/g, // image alt text
@@ -97,14 +107,14 @@ function masks(text: string): { skip: Array<[number, number]>; code: Array<[numb
     if (marks) {
       if (!fence) fence = { marks: marks[1]!, start: offset, lang: marks[2] ?? '' };
       else if (marks[1]![0] === fence.marks[0] && marks[1]!.length >= fence.marks.length) {
-        if (CODE_LANGUAGES.test(fence.lang)) code.push([fence.start, offset + line.length]);
+        (CODE_LANGUAGES.test(fence.lang) ? code : output).push([fence.start, offset + line.length]);
         fence = undefined;
       }
     }
     offset += line.length + 1;
   }
-  if (fence && CODE_LANGUAGES.test(fence.lang)) code.push([fence.start, text.length]);
-  return { skip, code };
+  if (fence) (CODE_LANGUAGES.test(fence.lang) ? code : output).push([fence.start, text.length]);
+  return { skip, code, output };
 }
 
 function inside(spans: Array<[number, number]>, start: number, end: number): boolean {
@@ -113,7 +123,7 @@ function inside(spans: Array<[number, number]>, start: number, end: number): boo
 
 /** Every number of a Markdown answer, in order. */
 export function answerNumbers(text: string): AnswerNumber[] {
-  const { skip, code } = masks(text);
+  const { skip, code, output } = masks(text);
   const numbers: AnswerNumber[] = [];
   const dates: Array<[number, number]> = [];
   for (const m of text.matchAll(DATES)) {
@@ -214,6 +224,7 @@ export function answerNumbers(text: string): AnswerNumber[] {
       ...(bound ? { bound } : {}),
       ...(role ? { role } : {}),
       yearLike,
+      verbatim: inside(output, token.start, end),
     });
   }
   for (const token of scanChineseNumbers(text)) {
@@ -234,6 +245,7 @@ export function answerNumbers(text: string): AnswerNumber[] {
     number.hi = token.value + rounding;
     number.percent = token.percent;
     number.decimals = token.decimals;
+    number.verbatim = inside(output, token.start, token.end);
     numbers.push(number);
   }
   return numbers.sort((a, b) => a.start - b.start);
@@ -254,5 +266,6 @@ function plain(text: string, start: number, end: number, value: number, role?: I
     pValue: false,
     ...(role ? { role } : {}),
     yearLike: false,
+    verbatim: false,
   };
 }

@@ -48,7 +48,9 @@ export function groundAnswer(input: GroundAnswerInput): GroundedNumber[] {
     let entry = index.find(lo, hi, { decimals: number.decimals });
     // `50.0%` from `0.5000` rather than from a `50%` shown less precisely than the claim.
     const converted =
-      entry && entry.decimals < number.decimals ? unitChange(index, number, lo, hi) : undefined;
+      entry && !number.verbatim && entry.decimals < number.decimals
+        ? unitChange(index, number, lo, hi)
+        : undefined;
     if (converted && converted.entry.decimals + (number.percent ? -2 : 2) >= number.decimals)
       entry = undefined;
     if (entry) {
@@ -78,6 +80,7 @@ export function groundAnswer(input: GroundAnswerInput): GroundedNumber[] {
       results[i] = { ...base, status: 'ignored', source: { reason: 'year' } };
       return;
     }
+    if (number.verbatim) return;
     const change = converted ?? unitChange(index, number, lo, hi);
     if (change) {
       operands.quoted(index, change.entry, number.start);
@@ -107,7 +110,7 @@ export function groundAnswer(input: GroundAnswerInput): GroundedNumber[] {
     }
     const deriver = new Deriver(operands.list, pass === 3);
     numbers.forEach((number, i) => {
-      if (results[i] || number.pValue || number.value === 0) return;
+      if (results[i] || number.pValue || number.verbatim || number.value === 0) return;
       const [lo, hi] = widen(number.lo, number.hi);
       const kind = number.unit ?? (number.percent ? 'percent' : 'plain');
       const derivation = deriver.derive({ lo, hi, kind, position: number.start });

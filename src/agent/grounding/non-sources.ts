@@ -26,7 +26,8 @@ const QUANTILE_LABEL =
 
 /**
  * A line of quantile labels and at least two words (column names) only is a header: its labels
- * are spans. One word is a row's label (`value  0.025  0.975` reports values).
+ * are spans. One word is a row's label (`value  0.025  0.975` reports values), unless the line
+ * starts blank: pandas prints a header over an unnamed index column (`      OR  2.5%  97.5%`).
  */
 function headerLabels(line: string, offset: number): Array<readonly [number, number]> {
   const labels: Array<readonly [number, number]> = [];
@@ -37,5 +38,5 @@ function headerLabels(line: string, offset: number): Array<readonly [number, num
     else if (/\d/.test(token) && !/^[A-Za-z_]/.test(token)) return [];
     else words++;
   }
-  return words >= 2 ? labels : [];
+  return words >= 2 || (words === 1 && /^\s/.test(line)) ? labels : [];
 }
