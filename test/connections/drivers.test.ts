@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { ConnectionDriver, ConnectionKind } from '../../src/connections/connection.ts';
 import { mysqlDriver } from '../../src/connections/drivers/mysql-driver.ts';
@@ -6,6 +7,7 @@ import { postgresDriver } from '../../src/connections/drivers/postgres-driver.ts
 import { sqliteDriver } from '../../src/connections/drivers/sqlite-driver.ts';
 import { ConnectionError } from '../../src/connections/errors/connection-error.ts';
 import { KINDS, SALES, type TestConnectionDb, testConnectionDb } from '../helpers/connection-databases.ts';
+import { eventually } from '../helpers/eventually.ts';
 
 function driverFor(kind: ConnectionKind, url: string): ConnectionDriver {
   if (kind === 'postgres') return postgresDriver({ id: 'shop', url, connectTimeoutMs: 3000 });
@@ -141,6 +143,9 @@ for (const { kind, skip } of KINDS) {
         return true;
       });
       assert.deepEqual((await driver.query('SELECT count(*) AS n FROM sales', LIMITS)).rows, [[60]]);
+      // SQLite runs in native code that no thread can interrupt: the timed-out statement's
+      // process must be gone, not left spinning (it would also keep this process alive).
+      if (kind === 'sqlite') await eventually(() => sqliteChildren() === 0, 'no SQLite query process left');
     });
 
     for (const [name, sql] of Object.entries(writes(kind))) {
@@ -207,4 +212,20 @@ for (const { kind, skip } of KINDS) {
       }
     });
   });
+}
+
+/** Child processes of this one that run a SQLite query. */
+function sqliteChildren(): number {
+  let count = 0;
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (parent === process.pid && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('sqlite-child.mjs'))
+        count++;
+    } catch {
+      // The process ended while it was read.
+    }
+  }
+  return count;
 }

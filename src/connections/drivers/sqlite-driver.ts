@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { fork } from 'node:child_process';
 import type { ConnectionDriver, QueryOptions, QueryRows, SchemaTable } from '../connection.ts';
 import { ConnectionError } from '../errors/connection-error.ts';
 import { secretsOf } from '../redact.ts';
@@ -9,7 +9,7 @@ export interface SqliteDriverOptions {
   id: string;
   /** The database file on the host. */
   path: string;
-  /** A worker's heap at most, in MB. Default 256. */
+  /** A query process's JavaScript heap at most, in MB. Default 256. */
   memoryMb?: number;
 }
 
@@ -20,43 +20,40 @@ type Outcome =
 
 /**
  * A SQLite file opened read-only (`SQLITE_OPEN_READONLY`, so no statement can change it), each
- * call in its own worker thread, ended when the time is up, and refused unless SQLite itself
- * says the prepared statement only reads.
+ * call in its own child process, killed when the time is up (a worker thread could not be
+ * stopped inside SQLite's native code), and refused unless SQLite itself says the prepared
+ * statement only reads.
  */
 export function sqliteDriver(options: SqliteDriverOptions): ConnectionDriver {
   const { id } = options;
   const secrets = secretsOf(options.path);
 
-  function inWorker(data: Record<string, unknown>, timeoutMs: number): Promise<Outcome> {
+  function inProcess(job: Record<string, unknown>, timeoutMs: number): Promise<Outcome> {
     return new Promise((resolve, reject) => {
-      const worker = new Worker(new URL('./sqlite-worker.mjs', import.meta.url), {
-        workerData: { path: options.path, ...data },
-        resourceLimits: { maxOldGenerationSizeMb: options.memoryMb ?? 256 },
+      const child = fork(new URL('./sqlite-child.mjs', import.meta.url), [], {
+        execArgv: [`--max-old-space-size=${options.memoryMb ?? 256}`],
+        // Only what node needs: the server's environment (secrets included) stays with the server.
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+        stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+        serialization: 'advanced',
       });
       let settled = false;
-      const timer = setTimeout(() => {
-        settled = true;
-        void worker.terminate();
-        reject(timedOut(id, timeoutMs));
-      }, timeoutMs);
-      worker.once('message', (outcome: Outcome) => {
+      const settle = (then: () => void) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        resolve(outcome);
-      });
-      worker.once('error', (error) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        reject(queryFailed(id, `the statement stopped: ${error.message}`, secrets));
-      });
-      worker.once('exit', () => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        reject(queryFailed(id, 'the statement stopped without an answer', secrets));
-      });
+        child.kill('SIGKILL');
+        then();
+      };
+      const timer = setTimeout(() => settle(() => reject(timedOut(id, timeoutMs))), timeoutMs);
+      child.once('message', (outcome) => settle(() => resolve(outcome as Outcome)));
+      child.once('error', (error) =>
+        settle(() => reject(queryFailed(id, `the statement stopped: ${error.message}`, secrets))),
+      );
+      child.once('exit', () =>
+        settle(() => reject(queryFailed(id, 'the statement stopped without an answer', secrets))),
+      );
+      child.send({ path: options.path, ...job });
     });
   }
 
@@ -79,14 +76,14 @@ export function sqliteDriver(options: SqliteDriverOptions): ConnectionDriver {
   return {
     async query(sql: string, query: QueryOptions): Promise<QueryRows> {
       const statement = readOnlyStatement(sql, 'sqlite');
-      const outcome = await inWorker(
+      const outcome = await inProcess(
         { op: 'query', sql: statement, maxRows: query.maxRows, maxBytes: query.maxBytes },
         query.timeoutMs,
       );
       return unwrap(outcome) as QueryRows;
     },
     async schema(_schemas, { timeoutMs }): Promise<SchemaTable[]> {
-      return unwrap(await inWorker({ op: 'schema' }, timeoutMs)) as SchemaTable[];
+      return unwrap(await inProcess({ op: 'schema' }, timeoutMs)) as SchemaTable[];
     },
     async close() {},
   };

@@ -1,7 +1,7 @@
-// One statement (or the schema) on a SQLite file opened read-only, in a worker thread so a
-// long statement can be stopped by ending the thread (better-sqlite3 is synchronous).
-// Plain JavaScript: no module hooks needed. Input: workerData; output: one message.
-import { parentPort, workerData } from 'node:worker_threads';
+// One statement (or the schema) on a SQLite file opened read-only, in a child process: SQLite
+// runs synchronously in native code, which ending a worker thread cannot interrupt, while a
+// killed process stops at once. Plain JavaScript: no module hooks needed. Input: the first IPC
+// message; output: one IPC message, then the process exits.
 import Database from 'better-sqlite3';
 
 function cell(value) {
@@ -67,15 +67,17 @@ function schema(db) {
   };
 }
 
-let outcome;
-try {
-  const db = new Database(workerData.path, { readonly: true, fileMustExist: true });
+process.once('message', (job) => {
+  let outcome;
   try {
-    outcome = workerData.op === 'schema' ? schema(db) : query(db, workerData);
-  } finally {
-    db.close();
+    const db = new Database(job.path, { readonly: true, fileMustExist: true });
+    try {
+      outcome = job.op === 'schema' ? schema(db) : query(db, job);
+    } finally {
+      db.close();
+    }
+  } catch (error) {
+    outcome = { error: 'failed', code: error?.code ?? null, message: String(error?.message ?? error) };
   }
-} catch (error) {
-  outcome = { error: 'failed', code: error?.code ?? null, message: String(error?.message ?? error) };
-}
-parentPort.postMessage(outcome);
+  process.send(outcome, () => process.exit(0));
+});
