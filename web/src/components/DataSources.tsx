@@ -1,12 +1,8 @@
 import { useState } from 'preact/hooks';
 import type { Connection, ConnectionCell, ConnectionTable } from '../api/types.ts';
 import { t } from '../i18n/i18n.ts';
-import {
-  extractName,
-  PREVIEW_PAGE_ROWS,
-  type SchemaState,
-  type TablePreview,
-} from '../state/use-data-sources.ts';
+import { extractName } from '../lib/connection-tables.ts';
+import { PREVIEW_PAGE_ROWS, type SchemaState, type TablePreview } from '../state/use-data-sources.ts';
 
 type Source = { table: string } | { sql: string };
 

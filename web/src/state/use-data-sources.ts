@@ -7,6 +7,7 @@ import {
   updateThread,
 } from '../api/client.ts';
 import type { Connection, ConnectionQueryResult, ConnectionTable } from '../api/types.ts';
+import { qualifiedTable } from '../lib/connection-tables.ts';
 import type { ThreadSession } from './thread-session.ts';
 
 /** Rows one page of a table's preview shows. */
@@ -33,21 +34,6 @@ export interface TablePreview {
 export function threadConnectionIds(session: ThreadSession | undefined): string[] {
   const value = session?.thread.metadata[THREAD_CONNECTIONS_KEY];
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-}
-
-/**
- * A table named for a statement: schema-qualified except on SQLite, each part quoted the way
- * the database quotes identifiers (a name from the schema is never SQL of its own).
- */
-export function qualifiedTable(kind: Connection['kind'], table: ConnectionTable): string {
-  const quote = (name: string) =>
-    kind === 'mysql' ? `\`${name.replaceAll('`', '``')}\`` : `"${name.replaceAll('"', '""')}"`;
-  return kind === 'sqlite' ? quote(table.name) : `${quote(table.schema)}.${quote(table.name)}`;
-}
-
-/** A workspace name for what a table brings in: `<connection>-<table>` with only safe characters. */
-export function extractName(connectionId: string, tableName: string): string {
-  return `${connectionId}-${tableName}`.replace(/[^A-Za-z0-9_.-]+/g, '_').slice(0, 100);
 }
 
 /**
