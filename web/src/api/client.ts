@@ -6,7 +6,19 @@
 
 import type { AgentEvent } from '../../../src/agent/events.ts';
 import { fileUrl } from '../lib/files.ts';
-import type { List, Model, Preview, Run, Thread, ThreadMetadata, WorkspaceFile } from './types.ts';
+import type {
+  Connection,
+  ConnectionExtract,
+  ConnectionQueryResult,
+  ConnectionSchema,
+  List,
+  Model,
+  Preview,
+  Run,
+  Thread,
+  ThreadMetadata,
+  WorkspaceFile,
+} from './types.ts';
 
 const KEY_STORAGE = 'analyst.key';
 let apiKey: string | undefined = sessionStorage.getItem(KEY_STORAGE) ?? undefined;
@@ -243,3 +255,29 @@ export const cancelRun = (threadId: string, runId: string): Promise<unknown> =>
 /** Rows `offset` to `offset + limit` of a preview; `url` is a file's preview URL (it may carry a sheet or table). */
 export const previewPage = (url: string, offset: number, limit: number): Promise<Preview> =>
   api<Preview>(`${url}${url.includes('?') ? '&' : '?'}offset=${offset}&limit=${limit}`);
+
+/* Database connections (docs/connections.md): the operator names them; a key lists, reads and extracts. */
+
+export const listConnections = (): Promise<List<Connection>> => api<List<Connection>>('/v1/connections');
+
+export const connectionSchema = (id: string): Promise<ConnectionSchema> =>
+  api<ConnectionSchema>(`/v1/connections/${encodeURIComponent(id)}/schema`);
+
+/** One read-only statement; at most `maxRows` rows (and the connection's own cap). */
+export const queryConnection = (id: string, sql: string, maxRows: number): Promise<ConnectionQueryResult> =>
+  api<ConnectionQueryResult>(`/v1/connections/${encodeURIComponent(id)}/query`, {
+    method: 'POST',
+    json: { sql, max_rows: maxRows },
+  });
+
+/** Writes a table's (or a statement's) rows into the thread's workspace as `<name>.parquet`. */
+export const extractConnection = (
+  threadId: string,
+  connectionId: string,
+  source: { table: string } | { sql: string },
+  name: string,
+): Promise<ConnectionExtract> =>
+  api<ConnectionExtract>(`/v1/threads/${threadId}/connections/${encodeURIComponent(connectionId)}/extract`, {
+    method: 'POST',
+    json: { ...source, name },
+  });

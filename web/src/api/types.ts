@@ -54,3 +54,43 @@ export interface List<T> {
   data: T[];
   has_more?: boolean;
 }
+
+/** A database connection as a key sees it (never its URL): `GET /v1/connections`. */
+export interface Connection {
+  id: string;
+  kind: 'postgres' | 'mysql' | 'sqlite';
+  title: string;
+  max_rows: number;
+  timeout_s: number;
+  schemas: string[];
+}
+
+export interface ConnectionTable {
+  schema: string;
+  name: string;
+  columns: Array<{ name: string; type: string }>;
+  row_estimate: number | null;
+}
+
+export interface ConnectionSchema {
+  connection_id: string;
+  tables: ConnectionTable[];
+}
+
+export type ConnectionCell = string | number | boolean | null;
+
+export interface ConnectionQueryResult {
+  connection_id: string;
+  columns: Array<{ name: string; type: string }>;
+  rows: ConnectionCell[][];
+  row_count: number;
+  /** Which cap stopped the fetching, or false when every row came. */
+  truncated: false | 'rows' | 'bytes';
+}
+
+export interface ConnectionExtract {
+  connection_id: string;
+  path: string;
+  row_count: number;
+  truncated: boolean;
+}

@@ -15,6 +15,7 @@ import { fileUrl } from '../lib/files.ts';
 import { useLanguage } from '../lib/hooks.ts';
 import { announce } from '../state/changes.ts';
 import { ThreadSession } from '../state/thread-session.ts';
+import { threadConnectionIds, useDataSources } from '../state/use-data-sources.ts';
 import { useKeyPrompt } from '../state/use-key-prompt.ts';
 import { useModels } from '../state/use-models.ts';
 import { useThreadRoute } from '../state/use-route.ts';
@@ -23,6 +24,7 @@ import { useThreadSession } from '../state/use-thread-session.ts';
 import { useUploads } from '../state/use-uploads.ts';
 import { Chat, RunningIndicator } from './Chat.tsx';
 import { Composer } from './Composer.tsx';
+import { DataSources } from './DataSources.tsx';
 import { ConfirmDialog, KeyDialog, SettingsDialog, ShortcutsDialog } from './Dialogs.tsx';
 import { Inspector } from './Inspector.tsx';
 import { ThreadList } from './ThreadList.tsx';
@@ -97,6 +99,8 @@ export function App() {
           : t('error.generic', { message: e.message }),
     );
   };
+
+  const sources = useDataSources({ ensureThread, onError: report });
 
   const onSend = async (question: string): Promise<boolean> => {
     try {
@@ -269,6 +273,21 @@ export function App() {
               })
             }
             uploadRef={uploadRef}
+          />
+          <DataSources
+            connections={sources.connections}
+            schemas={sources.schemas}
+            used={threadConnectionIds(session)}
+            preview={sources.preview}
+            bringing={sources.bringing}
+            onExpand={sources.expand}
+            onPreview={sources.showPreview}
+            onClosePreview={sources.closePreview}
+            onBring={(connectionId, source, name) =>
+              void sources.bring(connectionId, source, name).then((path) => {
+                if (path) setNotice(t('sources.brought', { path }));
+              })
+            }
           />
         </div>
 
