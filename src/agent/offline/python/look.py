@@ -145,7 +145,7 @@ def look_large(duckdb, source):
         distinct = head.iloc[:, i].nunique()
         shown = distinct <= 12 or not (pd.api.types.is_numeric_dtype(head.iloc[:, i])
                                        or pd.api.types.is_datetime64_any_dtype(head.iloc[:, i]))
-        if distinct <= HEAD_COUNTED_DISTINCT:
+        if 0 < distinct <= HEAD_COUNTED_DISTINCT and settled(head.iloc[:, i], distinct):
             # approx_count_distinct is off by more than 10% on some dates: few values are counted exactly.
             (counted if shown else distinct_only).append(name)
     parts = ["count(*)"]
@@ -168,6 +168,16 @@ def look_large(duckdb, source):
             pairs.sort(key=lambda item: (-item[1], item[0]))
             exact[name]["values"] = [[value[:200], count] for value, count in pairs]
     return rows, head, exact
+
+
+def settled(column, distinct):
+    """Whether the first rows seem to hold most of a column's values: the second half of them adds few.
+
+    histogram() keeps every value in memory, outside DuckDB's memory limit: a column still
+    gaining values (ids, free text, a column empty at first) is not counted that way.
+    """
+    half = len(column) // 2
+    return distinct - column.iloc[:half].nunique() <= max(10, distinct // 10)
 
 
 def histogram_pairs(histogram):
