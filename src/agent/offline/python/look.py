@@ -301,7 +301,7 @@ for name in sorted(os.listdir(".")):
                   % (name, size >> 20, rows, df.shape[1], len(df)))
             estimated = [c["name"] for c in columns if not {"values", "counted"} & set(exact[c["name"]])]
             if estimated:
-                print("distinct counts approximate (HyperLogLog, within a few %%) for: %s" % ", ".join(estimated))
+                print("distinct counts approximate (HyperLogLog estimates) for: %s" % ", ".join(estimated))
             sampled = [c["name"] for c in columns if "values" in c and "values" not in exact[c["name"]]]
             if sampled:
                 print("frequent values counted on the first %d rows only for: %s" % (len(df), ", ".join(sampled)))
