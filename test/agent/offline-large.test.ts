@@ -13,17 +13,25 @@ import { tempWorkspace, testSandbox } from '../helpers/sandbox.ts';
 import { askOffline, assertGrounded } from './offline-run.ts';
 
 /** The sums the test expects, computed by Python's standard library (never by the code under test). */
-function golden(path: string): { qtyByRegion: Record<string, number>; over15: number; rows: number } {
+function golden(path: string): {
+  qtyByRegion: Record<string, number>;
+  over15: number;
+  rows: number;
+  dates: number;
+  qtys: number;
+} {
   const program = [
     'import csv, json, sys',
-    'by, over, rows = {}, 0, 0',
+    'by, over, rows, dates, qtys = {}, 0, 0, set(), set()',
     'with open(sys.argv[1], newline="") as f:',
     '    for row in csv.DictReader(f):',
     '        rows += 1',
     '        qty = int(row["qty"])',
     '        by[row["region"]] = by.get(row["region"], 0) + qty',
     '        over += qty > 15',
-    'print(json.dumps({"qtyByRegion": by, "over15": over, "rows": rows}))',
+    '        dates.add(row["date"])',
+    '        qtys.add(qty)',
+    'print(json.dumps({"qtyByRegion": by, "over15": over, "rows": rows, "dates": len(dates), "qtys": len(qtys)}))',
   ].join('\n');
   return JSON.parse(execFileSync('/usr/bin/python3', ['-c', program, path], { encoding: 'utf8' }));
 }
@@ -68,6 +76,18 @@ describe('the offline analyst on a ~100 MB generated CSV inside 512 MB (real san
       'a cell queried DuckDB',
     );
     assert.match(result.output, /read with DuckDB, not loaded whole/, 'the look did not load it');
+    // One scan: approximate distinct counts only where a column has many values, and said so.
+    assert.match(
+      result.output,
+      /distinct counts approximate \(HyperLogLog estimates\) for: order_id, price\n/,
+    );
+    assert.match(
+      result.output,
+      new RegExp(`^\\s*date\\s+date\\s+0\\s+${expected.dates}$`, 'm'),
+      'dates exact',
+    );
+    assert.match(result.output, new RegExp(`^\\s*qty\\s+number\\s+0\\s+${expected.qtys}$`, 'm'), 'qty exact');
+    assert.match(result.output, /^\s*region\s+text\s+0\s+5$/m, 'regions exact');
     const [, ...after] = result.cells; // the look cell holds pandas readers for small files
     assert.ok(!after.some((code) => code.includes('pd.read_csv(')), 'no cell after it loaded the CSV whole');
   });

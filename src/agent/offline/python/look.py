@@ -17,7 +17,10 @@ TABLE_EXTENSIONS = {"csv", "tsv", "tab", "txt", "json", "jsonl", "ndjson", "xlsx
 # DuckDB counts and profiles it out of core, and column kinds are judged on its first rows.
 LARGE_FILE_BYTES = 64 * 1024 * 1024
 HEAD_ROWS = 20_000
-# Frequent values are counted exactly for columns with at most this many distinct values.
+# Frequent values of a large file are counted exactly (in the scan that counts its rows) for the
+# columns the look shows values of with at most this many distinct values in the first rows, and
+# kept when the whole file has at most COUNTED_DISTINCT.
+HEAD_COUNTED_DISTINCT = 2_000
 COUNTED_DISTINCT = 10_000
 
 
@@ -128,37 +131,62 @@ def duckdb_source(path, kind):
 
 
 def look_large(duckdb, source):
-    """(rows, head, exact figures per column) of a file DuckDB reads, in two scans of it."""
+    """(rows, head, exact figures per column) of a file DuckDB reads, in one scan of it.
+
+    Frequent values are counted (exactly, by histogram) in the same scan as the counts and ranges,
+    and only for the columns whose values the look shows (text, or few distinct values in the first
+    rows): a second scan (GROUPING SETS over every column with few values) made the look cost twice
+    the file. See docs/performance.md, "Large files".
+    """
     head = duckdb.sql("SELECT * FROM %s LIMIT %d" % (source, HEAD_ROWS)).df()
     names = [str(c) for c in head.columns]
+    counted, distinct_only = [], []
+    for i, name in enumerate(names):
+        distinct = head.iloc[:, i].nunique()
+        shown = distinct <= 12 or not (pd.api.types.is_numeric_dtype(head.iloc[:, i])
+                                       or pd.api.types.is_datetime64_any_dtype(head.iloc[:, i]))
+        if 0 < distinct <= HEAD_COUNTED_DISTINCT and settled(head.iloc[:, i], distinct):
+            # approx_count_distinct is off by more than 10% on some dates: few values are counted exactly.
+            (counted if shown else distinct_only).append(name)
     parts = ["count(*)"]
     for name in names:
         parts += ["count(%s)" % sql_name(name), "approx_count_distinct(%s)" % sql_name(name),
                   "min(%s)" % sql_name(name), "max(%s)" % sql_name(name)]
+    parts += ["count(DISTINCT %s)" % sql_name(name) for name in distinct_only]
+    parts += ["histogram(CAST(%s AS VARCHAR))" % sql_name(name) for name in counted]
     figures = duckdb.sql("SELECT %s FROM %s" % (", ".join(parts), source)).fetchone()
     rows, exact = int(figures[0]), {}
     for i, name in enumerate(names):
         present, distinct, low, high = figures[1 + 4 * i: 5 + 4 * i]
         exact[name] = {"missing": rows - int(present), "distinct": int(distinct), "min": low, "max": high}
-    counted = [name for name in names if exact[name]["distinct"] <= COUNTED_DISTINCT]
-    if counted:
-        # One scan counts every such column's values (a grouping set per column).
-        keys = ", ".join("CAST(%s AS VARCHAR)" % sql_name(name) for name in counted)
-        sets = ", ".join("(%d)" % (i + 1) for i in range(len(counted)))
-        selected = ", ".join("CAST(%s AS VARCHAR)" % sql_name(name) for name in counted)
-        counts = duckdb.sql("SELECT %s, count(*), GROUPING_ID(%s) FROM %s GROUP BY GROUPING SETS (%s)"
-                            % (selected, keys, source, sets)).fetchall()
-        for name in counted:
-            exact[name]["values"] = []
-        for row in counts:
-            grouping = row[-1]
-            for i, name in enumerate(counted):
-                # GROUPING_ID has a 0 bit for the column this row groups by.
-                if not grouping >> (len(counted) - 1 - i) & 1 and row[i] is not None:
-                    exact[name]["values"].append([row[i][:200], int(row[-2])])
-        for name in counted:
-            exact[name]["values"].sort(key=lambda item: (-item[1], item[0]))
+    after = 1 + 4 * len(names)
+    for name, distinct in zip(distinct_only, figures[after: after + len(distinct_only)]):
+        exact[name].update(distinct=int(distinct), counted=True)
+    for name, histogram in zip(counted, figures[after + len(distinct_only):]):
+        pairs = histogram_pairs(histogram)
+        if len(pairs) <= COUNTED_DISTINCT:
+            pairs.sort(key=lambda item: (-item[1], item[0]))
+            exact[name]["values"] = [[value[:200], count] for value, count in pairs]
     return rows, head, exact
+
+
+def settled(column, distinct):
+    """Whether the first rows seem to hold most of a column's values: the second half of them adds few.
+
+    histogram() keeps every value in memory, outside DuckDB's memory limit: a column still
+    gaining values (ids, free text, a column empty at first) is not counted that way.
+    """
+    half = len(column) // 2
+    return distinct - column.iloc[:half].nunique() <= max(10, distinct // 10)
+
+
+def histogram_pairs(histogram):
+    """[value, count] pairs of a histogram() result (a dict, or keys and values as DuckDB's package gives them)."""
+    if not histogram:
+        return []
+    if set(histogram) == {"key", "value"} and isinstance(histogram["key"], list):
+        return [[k, int(v)] for k, v in zip(histogram["key"], histogram["value"]) if k is not None]
+    return [[k, int(v)] for k, v in histogram.items() if k is not None]
 
 
 def describe_large(head, exact):
@@ -271,6 +299,12 @@ for name in sorted(os.listdir(".")):
             columns = describe_large(df, exact)
             print("%s: %d MB, %d rows × %d columns (read with DuckDB, not loaded whole; kinds judged on the first %d rows)"
                   % (name, size >> 20, rows, df.shape[1], len(df)))
+            estimated = [c["name"] for c in columns if not {"values", "counted"} & set(exact[c["name"]])]
+            if estimated:
+                print("distinct counts approximate (HyperLogLog estimates) for: %s" % ", ".join(estimated))
+            sampled = [c["name"] for c in columns if "values" in c and "values" not in exact[c["name"]]]
+            if sampled:
+                print("frequent values counted on the first %d rows only for: %s" % (len(df), ", ".join(sampled)))
             summary = pd.DataFrame(columns, columns=["name", "kind", "missing", "distinct"])
             print(summary.to_string(index=False))
             print(df.head(5).to_string(max_cols=12, max_colwidth=40))
