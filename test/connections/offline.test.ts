@@ -1,41 +1,22 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { runConnections } from '../../src/agent/connections.ts';
-import type { ConnectionConfig } from '../../src/connections/config.ts';
-import { ConnectionRegistry } from '../../src/connections/registry.ts';
+import type { ConnectionRegistry } from '../../src/connections/registry.ts';
 import type { DockerSandboxManager } from '../../src/sandbox/docker/manager.ts';
 import { collect, ofType, question, runEnd } from '../helpers/agent.ts';
-import { KINDS, SALES, type TestConnectionDb, testConnectionDb } from '../helpers/connection-databases.ts';
-import { tempWorkspace, testSandbox } from '../helpers/sandbox.ts';
+import { KINDS, SALES, type TestConnectionDb } from '../helpers/connection-databases.ts';
+import { closeShopFixture, openShopFixture, type ShopFixture } from '../helpers/connection-fixture.ts';
 
 for (const { kind, skip } of KINDS) {
   describe(`the offline analyst answers from a connection's table: ${kind}`, { skip }, () => {
     let db: TestConnectionDb;
     let registry: ConnectionRegistry;
     let sandbox: DockerSandboxManager;
-    let workspace: Awaited<ReturnType<typeof tempWorkspace>>;
+    let workspace: ShopFixture['workspace'];
     before(async () => {
-      db = await testConnectionDb(kind);
-      const config: ConnectionConfig = {
-        id: 'shop',
-        kind,
-        title: 'Shop',
-        keys: ['owner-a'],
-        maxRows: 1000,
-        timeoutMs: 10_000,
-        schemas: [],
-        url: db.url,
-      };
-      registry = new ConnectionRegistry([config]);
-      sandbox = await testSandbox();
-      workspace = await tempWorkspace();
+      ({ db, registry, sandbox, workspace } = await openShopFixture(kind));
     });
-    after(async () => {
-      await sandbox?.close();
-      await workspace?.cleanup();
-      await registry?.close();
-      await db?.drop();
-    });
+    after(() => closeShopFixture({ db, registry, sandbox, workspace }));
 
     test('it brings the table the question names in as Parquet and its total matches', async () => {
       const cents = SALES.reduce((total, s) => total + Math.round(s.amount * 100), 0);
