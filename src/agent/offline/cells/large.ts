@@ -9,7 +9,7 @@ import { type Language, type PlannedCell, q, say } from './recipe.ts';
 import { AGGREGATE_SQL, columnSql, measureSql, whereSql } from './sql.ts';
 
 /**
- * Cells for a file too large to load whole (SPEC §4.1, docs/architecture.md "Large files"):
+ * Cells for a file too large to load whole (docs/spec.md#data-size, docs/architecture.md "Large files"):
  * the question's aggregate, count, ranking or group comparison runs as SQL in DuckDB, out of
  * core, and only the result comes back to pandas; charts read a sample. Each cell shares the
  * same values as its pandas twin, so the recipe's own `answer()` reads them. Undefined for a
