@@ -105,7 +105,18 @@ describe('the web studio', { timeout: 900_000 }, () => {
 
     await page.click('.artifact-image');
     await page.waitForSelector('#preview-image[src^="blob:"]');
-    assert.equal(await page.locator('.tree-file .tag.generated').count(), 1, 'the chart is marked generated');
+    // The chart is marked generated, the uploads are not (the run's reports, once written, are too).
+    const generated = await page
+      .locator('.tree-file:has(.tag.generated) .tree-row')
+      .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-path') ?? ''));
+    assert.ok(
+      generated.some((path) => path.endsWith('.png')),
+      `the chart is marked generated: ${generated.join(', ')}`,
+    );
+    assert.ok(
+      !generated.includes('sales.csv') && !generated.includes('costs.tsv'),
+      `uploads are not marked generated: ${generated.join(', ')}`,
+    );
   });
 
   test('previews: a CSV, an Excel file with two sheets, a SQLite file and a Parquet file', async () => {
