@@ -4,15 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import {
-  ensureWebBuild,
-  launchBrowser,
-  openPage,
-  screenshot,
-  startTestServer,
-  type TestServer,
-  type WatchedPage,
-} from './harness.ts';
+import { closeStudio, openStudio, screenshot, type TestServer, type WatchedPage } from './harness.ts';
 
 /**
  * The live view follows the run (issue 31, defect 1): a user who uploads Simpson.csv, asks and
@@ -45,16 +37,9 @@ describe('the live view follows the run', { timeout: 600_000 }, () => {
   let page: Page;
 
   before(async () => {
-    ensureWebBuild();
-    server = await startTestServer();
-    browser = await launchBrowser();
-    main = await openPage(browser, server.url, { width: 1280, height: 800 });
-    page = main.page;
+    ({ server, browser, main, page } = await openStudio({ width: 1280, height: 800 }));
   });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  after(() => closeStudio({ server, browser }));
 
   const ask = async (question: string) => {
     const runs = await page.locator('article.run').count();

@@ -3,15 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import {
-  ensureWebBuild,
-  launchBrowser,
-  openPage,
-  screenshot,
-  startTestServer,
-  type TestServer,
-  type WatchedPage,
-} from './harness.ts';
+import { closeStudio, openStudio, screenshot, type TestServer, type WatchedPage } from './harness.ts';
 
 /**
  * An answer's number says where it came from as the user sees the run, "step 2, line 3",
@@ -28,16 +20,9 @@ describe("the sources of an answer's numbers", { timeout: 600_000 }, () => {
   let page: Page;
 
   before(async () => {
-    ensureWebBuild();
-    server = await startTestServer();
-    browser = await launchBrowser();
-    main = await openPage(browser, server.url);
-    page = main.page;
+    ({ server, browser, main, page } = await openStudio());
   });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  after(() => closeStudio({ server, browser }));
 
   test('hover titles name the step and the line', async () => {
     await page.setInputFiles('#upload-input', {

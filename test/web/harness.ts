@@ -53,6 +53,26 @@ export async function openPage(
   return { page, context, dialogs, errors };
 }
 
+/** The studio on a fresh test server in a fresh browser, for a suite's `before`. */
+export async function openStudio(viewport: { width?: number; height?: number } = {}): Promise<{
+  server: TestServer;
+  browser: Browser;
+  main: WatchedPage;
+  page: Page;
+}> {
+  ensureWebBuild();
+  const server = await startTestServer();
+  const browser = await launchBrowser();
+  const main = await openPage(browser, server.url, viewport);
+  return { server, browser, main, page: main.page };
+}
+
+/** Closes what `openStudio` opened (whatever part of it was opened), for a suite's `after`. */
+export async function closeStudio(studio: { server?: TestServer; browser?: Browser }): Promise<void> {
+  await studio.browser?.close();
+  await studio.server?.close();
+}
+
 export async function screenshot(page: Page, name: string): Promise<void> {
   await mkdir(OUTPUT, { recursive: true });
   await page.screenshot({ path: join(OUTPUT, `${name}.png`) });

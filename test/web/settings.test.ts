@@ -1,15 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import {
-  ensureWebBuild,
-  launchBrowser,
-  openPage,
-  screenshot,
-  startTestServer,
-  type TestServer,
-  type WatchedPage,
-} from './harness.ts';
+import { closeStudio, openStudio, screenshot, type TestServer, type WatchedPage } from './harness.ts';
 
 /**
  * Settings say what temperature applies (issue 31, defect 10): unset, "the model's default"
@@ -23,16 +15,9 @@ describe('the temperature in Settings', { timeout: 300_000 }, () => {
   let page: Page;
 
   before(async () => {
-    ensureWebBuild();
-    server = await startTestServer();
-    browser = await launchBrowser();
-    main = await openPage(browser, server.url);
-    page = main.page;
+    ({ server, browser, main, page } = await openStudio());
   });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  after(() => closeStudio({ server, browser }));
 
   test("unset it is the model's default; set, its value; reset, the default again", async () => {
     await page.click('#settings-button');

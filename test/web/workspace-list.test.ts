@@ -3,15 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import {
-  ensureWebBuild,
-  launchBrowser,
-  openPage,
-  screenshot,
-  startTestServer,
-  type TestServer,
-  type WatchedPage,
-} from './harness.ts';
+import { closeStudio, openStudio, screenshot, type TestServer, type WatchedPage } from './harness.ts';
 
 /**
  * The workspace list follows the run (issue 31, defect 6): when a run ends, `reports/` is
@@ -36,16 +28,9 @@ describe('the workspace list at the end of a run', { timeout: 600_000 }, () => {
   let page: Page;
 
   before(async () => {
-    ensureWebBuild();
-    server = await startTestServer();
-    browser = await launchBrowser();
-    main = await openPage(browser, server.url, { width: 1280, height: 900 });
-    page = main.page;
+    ({ server, browser, main, page } = await openStudio({ width: 1280, height: 900 }));
   });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  after(() => closeStudio({ server, browser }));
 
   const reportsListed = async (name: string) => {
     for (const file of ['report.md', 'report.html', 'analysis.ipynb']) {
