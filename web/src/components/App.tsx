@@ -41,14 +41,17 @@ export function App() {
   useLanguage();
   const route = useThreadRoute();
   const threadId = route.threadId;
-  const [notice, setNotice] = useState<string>();
+  // What the toast says: a failure, or news of something done (`info`), shown calmer.
+  const [notice, setNotice] = useState<{ text: string; info?: true }>();
+  const showError = (text: string) => setNotice({ text });
+  const showInfo = (text: string) => setNotice({ text, info: true });
   const opened = useThreadSession(threadId, (error) =>
-    setNotice(t('error.generic', { message: error.message })),
+    showError(t('error.generic', { message: error.message })),
   );
   const { session, missing } = opened;
   const models = useModels();
   const keyPrompt = useKeyPrompt();
-  const uploads = useUploads(setNotice);
+  const uploads = useUploads(showInfo);
   const [draft, setDraft] = useState<{ model?: string; settings: ThreadSettings }>({ settings: {} });
   const [inspector, setInspector] = useState<{ tab: 'preview' | 'code'; path?: string; cell?: CellStep }>({
     tab: 'preview',
@@ -91,7 +94,7 @@ export function App() {
     const e = error as ApiError;
     // Busy: the thread runs something this page has not seen (another tab asked); show it.
     if (e.status === 409) void session?.syncRuns().catch(() => {});
-    setNotice(
+    showError(
       e.status === 409
         ? t('chat.busy')
         : e.status === 0
@@ -163,7 +166,7 @@ export function App() {
     if (!session) return;
     const { path, fallbackName } = exportTarget(session.id, kind);
     void download(path, fallbackName).catch((e: Error) =>
-      setNotice(t('export.failed', { message: e.message })),
+      showError(t('export.failed', { message: e.message })),
     );
   };
 
@@ -285,7 +288,7 @@ export function App() {
             onClosePreview={sources.closePreview}
             onBring={(connectionId, source, name) =>
               void sources.bring(connectionId, source, name).then((path) => {
-                if (path) setNotice(t('sources.brought', { path }));
+                if (path) showInfo(t('sources.brought', { path }));
               })
             }
           />
@@ -306,8 +309,8 @@ export function App() {
           )}
           <RunningIndicator session={session} />
           {notice && (
-            <div class="toast" role="alert">
-              <span>{notice}</span>
+            <div class={notice.info ? 'toast info' : 'toast'} role="alert">
+              <span>{notice.text}</span>
               <button
                 type="button"
                 class="ghost icon"
