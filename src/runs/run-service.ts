@@ -1,14 +1,11 @@
 import { availableParallelism } from 'node:os';
-import type { RunLimits } from '../agent/budget.ts';
-import type { RunConnections } from '../agent/connections.ts';
 import type { AgentEvent } from '../agent/events.ts';
 import { readTextFrom } from '../agent/grounding/evidence.ts';
 import { cellProtocol } from '../agent/protocols/cell.ts';
 import { runAnalysis } from '../agent/run-analysis.ts';
 import type { QuietTime } from '../background/quiet-time.ts';
 import { ConflictError, isAnalystError, NotFoundError } from '../errors/index.ts';
-import type { ChatMessage, GroundingMode, LanguageModel, ModelEntry } from '../llm/model.ts';
-import type { SamplingOptions } from '../llm/sampling.ts';
+import type { ChatMessage, LanguageModel, ModelEntry } from '../llm/model.ts';
 import type { SandboxManager } from '../sandbox/sandbox.ts';
 import type { FileRecord, RunRecord, Store, StoredEvent, ThreadRecord } from '../store/store.ts';
 import type { Workspace } from '../workspace/workspace.ts';
@@ -23,41 +20,13 @@ import {
   continuesStored,
   type RunModels,
   type RunThreads,
+  type StartRun,
   type SubmitRun,
   type SubmittedRun,
 } from './submit.ts';
 
+export type { StartRun };
 export { titleOf };
-
-/** What a run is asked to do. */
-export interface StartRun {
-  thread: ThreadRecord;
-  /** The conversation as the caller sent it; its last user message is the question. */
-  messages: ChatMessage[];
-  /** Put the thread's stored conversation before `messages` (a client that sends only its new question). */
-  continueStored?: boolean;
-  /** Uploaded files to copy into the workspace first. */
-  files?: FileRecord[];
-  entry: ModelEntry;
-  /** Absent for the offline analyst and cell runs. */
-  model?: LanguageModel;
-  /** A system prompt put before the conversation. */
-  system?: string;
-  /** Keep variables between cells. Default false. */
-  stateful?: boolean;
-  /** Instead of an analysis: run this one cell in the thread's sandbox, as a run of its own. */
-  cell?: { code: string; timeoutMs?: number };
-  /** How `<File>` blocks link a workspace file. */
-  fileUrl?: (path: string) => string;
-  /** Caps of this run (rounds, tokens, time); default: the agent's. */
-  limits?: Partial<RunLimits>;
-  /** The client's sampling options (temperature, top_p, max_tokens, seed, …), sent with every model call. */
-  sampling?: SamplingOptions;
-  /** How the answer's numbers are checked (docs/spec.md#grounding). Default: the model's setting, else `check`. */
-  grounding?: GroundingMode;
-  /** The thread's database connections, checked against the key. */
-  connections?: RunConnections;
-}
 
 export interface RunServiceOptions {
   store: Store;

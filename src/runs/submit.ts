@@ -1,6 +1,6 @@
 import type { RunLimits } from '../agent/budget.ts';
 import type { RunConnections } from '../agent/connections.ts';
-import type { ChatMessage, GroundingMode, ModelEntry } from '../llm/model.ts';
+import type { ChatMessage, GroundingMode, LanguageModel, ModelEntry } from '../llm/model.ts';
 import type { ResolvedModel } from '../llm/registry.ts';
 import type { SamplingOptions } from '../llm/sampling.ts';
 import type { FileRecord, RunRecord, ThreadRecord } from '../store/store.ts';
@@ -73,4 +73,34 @@ export interface RunModels {
 /** The one rule for continuing a stored conversation (see `SubmitRun.messages`). */
 export function continuesStored(request: SubmitRun): boolean {
   return request.threadId !== undefined && request.messages.length === 1;
+}
+
+/** What a run is asked to do, once `submit` has checked it (or a caller that holds a reservation). */
+export interface StartRun {
+  thread: ThreadRecord;
+  /** The conversation as the caller sent it; its last user message is the question. */
+  messages: ChatMessage[];
+  /** Put the thread's stored conversation before `messages` (a client that sends only its new question). */
+  continueStored?: boolean;
+  /** Uploaded files to copy into the workspace first. */
+  files?: FileRecord[];
+  entry: ModelEntry;
+  /** Absent for the offline analyst and cell runs. */
+  model?: LanguageModel;
+  /** A system prompt put before the conversation. */
+  system?: string;
+  /** Keep variables between cells. Default false. */
+  stateful?: boolean;
+  /** Instead of an analysis: run this one cell in the thread's sandbox, as a run of its own. */
+  cell?: { code: string; timeoutMs?: number };
+  /** How `<File>` blocks link a workspace file. */
+  fileUrl?: (path: string) => string;
+  /** Caps of this run (rounds, tokens, time); default: the agent's. */
+  limits?: Partial<RunLimits>;
+  /** The client's sampling options (temperature, top_p, max_tokens, seed, …), sent with every model call. */
+  sampling?: SamplingOptions;
+  /** How the answer's numbers are checked (docs/spec.md#grounding). Default: the model's setting, else `check`. */
+  grounding?: GroundingMode;
+  /** The thread's database connections, checked against the key. */
+  connections?: RunConnections;
 }
