@@ -61,7 +61,9 @@ export {
   type ThreadHistory,
 } from './report/index.ts';
 // Runs
+export type { AfterRun, RunMonitor, RunPolicy } from './runs/run-hooks.ts';
 export { RunService, type RunServiceOptions, type StartRun } from './runs/run-service.ts';
+export type { RunThreads } from './runs/submit.ts';
 // Sandbox
 export { type DockerEndpoint, resolveDockerEndpoint } from './sandbox/docker/endpoint.ts';
 export { DEFAULT_IMAGE } from './sandbox/docker/engine.ts';
@@ -91,6 +93,9 @@ export { loadServerConfig, type ServerConfig } from './server/config.ts';
 export { createService, type Service } from './server/service.ts';
 export { SqliteStore } from './store/sqlite/sqlite-store.ts';
 export type { Store, StoredEvent } from './store/store.ts';
+// Threads
+export { storeThreads } from './threads/store-threads.ts';
+export { ThreadLocks } from './threads/thread-locks.ts';
 // Workspaces
 export {
   DirectoryWorkspaceStore,

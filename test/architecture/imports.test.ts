@@ -16,6 +16,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['contract'],
   ['store'],
   ['agent'],
+  ['threads'],
   ['runs', 'report'],
   ['eval', 'mcp'],
   ['server'],
