@@ -158,4 +158,23 @@ describe('the image viewer and rendered documents', { timeout: 600_000 }, () => 
       () => (document.querySelector('#export-menu summary')?.textContent ?? '') === 'Export',
     );
   });
+
+  test('a row that scrolls sideways fades on the side where more of it is hidden', async () => {
+    const row = page.locator('.presets');
+    const widths = await row.evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
+    assert.ok(
+      widths.scroll > widths.client,
+      `the presets overflow at this width (${JSON.stringify(widths)})`,
+    );
+    assert.equal(await row.getAttribute('data-more'), 'right');
+    await row.evaluate((el) => el.scrollTo({ left: el.scrollWidth }));
+    await page.waitForFunction(
+      () => document.querySelector('.presets')?.getAttribute('data-more') === 'left',
+    );
+    await row.evaluate((el) => el.scrollTo({ left: 40 }));
+    await page.waitForFunction(
+      () => document.querySelector('.presets')?.getAttribute('data-more') === 'left right',
+    );
+    await screenshot(page, 'viewer-presets-cue');
+  });
 });

@@ -5,6 +5,7 @@ import type { Preview } from '../api/types.ts';
 import { formatBytes, formatNumber, t } from '../i18n/i18n.ts';
 import { fileUrl } from '../lib/files.ts';
 import { useLazy } from '../lib/hooks.ts';
+import { useScrollCue } from '../lib/scroll-cue.ts';
 import { viewImage } from '../state/image-viewer.ts';
 import { RENDER_MAX_BYTES, RenderedDocument, renderable } from './RenderedDocument.tsx';
 
@@ -63,6 +64,8 @@ function FilePreview(props: { threadId: string; path: string; version: string })
   const [error, setError] = useState<string>();
   const [choice, setChoice] = useState<string>();
   const [source, setSource] = useState(false);
+  const tabs = useRef<HTMLDivElement>(null);
+  useScrollCue(tabs, [preview]);
   const grid = useLazy(() => import('../lazy/grid.tsx'));
   const base = fileUrl(props.threadId, props.path, 'preview');
   const param = preview?.sheets ? 'sheet' : 'table';
@@ -122,6 +125,7 @@ function FilePreview(props: { threadId: string; path: string; version: string })
       {choices && choices.length > 0 && (
         <div
           class="preview-tabs"
+          ref={tabs}
           role="tablist"
           aria-label={preview.sheets ? t('inspector.sheet') : t('inspector.table')}
         >
