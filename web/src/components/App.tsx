@@ -26,6 +26,7 @@ import { Chat, RunningIndicator } from './Chat.tsx';
 import { Composer } from './Composer.tsx';
 import { DataSources } from './DataSources.tsx';
 import { ConfirmDialog, KeyDialog, SettingsDialog, ShortcutsDialog } from './Dialogs.tsx';
+import { ImageViewer } from './ImageViewer.tsx';
 import { Inspector } from './Inspector.tsx';
 import { ThreadList } from './ThreadList.tsx';
 import { WorkspacePanel } from './WorkspacePanel.tsx';
@@ -59,6 +60,8 @@ export function App() {
   const [confirm, setConfirm] = useState<{ message: string; action: () => void }>();
   const [dialog, setDialog] = useState<'settings' | 'shortcuts'>();
   const [pane, setPane] = useState<Pane>('chat');
+  // A PDF takes seconds to render: the export menu says what it is doing until the file arrives.
+  const [exporting, setExporting] = useState<ExportKind>();
   const searchRef = useRef<HTMLInputElement>(null);
   const uploadRef = useRef<HTMLInputElement>(null);
 
@@ -163,11 +166,12 @@ export function App() {
   });
 
   const exportAs = (kind: ExportKind) => {
-    if (!session) return;
+    if (!session || exporting) return;
     const { path, fallbackName } = exportTarget(session.id, kind);
-    void download(path, fallbackName).catch((e: Error) =>
-      showError(t('export.failed', { message: e.message })),
-    );
+    setExporting(kind);
+    void download(path, fallbackName)
+      .catch((e: Error) => showError(t('export.failed', { message: e.message })))
+      .finally(() => setExporting(undefined));
   };
 
   const generated = session?.generated() ?? new Set<string>();
@@ -196,7 +200,9 @@ export function App() {
         <span class="spacer" />
         {session && (
           <details class="menu" id="export-menu">
-            <summary class="button small">{t('export.title')}</summary>
+            <summary class="button small" aria-busy={exporting !== undefined}>
+              {exporting ? t('export.working', { kind: t(`export.${exporting}`) }) : t('export.title')}
+            </summary>
             <div class="menu-items" role="menu">
               {EXPORT_KINDS.map((kind) => (
                 <button
@@ -204,6 +210,7 @@ export function App() {
                   role="menuitem"
                   key={kind}
                   data-export={kind}
+                  disabled={exporting !== undefined}
                   onClick={(e) => {
                     (e.currentTarget.closest('details') as HTMLDetailsElement).open = false;
                     exportAs(kind);
@@ -376,6 +383,7 @@ export function App() {
           }}
         />
       )}
+      <ImageViewer />
       {keyPrompt.asking && <KeyDialog invalid={keyPrompt.asking.invalid} onSubmit={keyPrompt.submit} />}
       {dialog === 'shortcuts' && <ShortcutsDialog onClose={() => setDialog(undefined)} />}
       {dialog === 'settings' && (

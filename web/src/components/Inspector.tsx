@@ -5,6 +5,9 @@ import type { Preview } from '../api/types.ts';
 import { formatBytes, formatNumber, t } from '../i18n/i18n.ts';
 import { fileUrl } from '../lib/files.ts';
 import { useLazy } from '../lib/hooks.ts';
+import { useScrollCue } from '../lib/scroll-cue.ts';
+import { viewImage } from '../state/image-viewer.ts';
+import { RENDER_MAX_BYTES, RenderedDocument, renderable } from './RenderedDocument.tsx';
 
 /** The right panel: a preview of the selected file, or the selected cell's code to edit and re-run. */
 export function Inspector(props: {
@@ -60,12 +63,18 @@ function FilePreview(props: { threadId: string; path: string; version: string })
   const [preview, setPreview] = useState<Preview>();
   const [error, setError] = useState<string>();
   const [choice, setChoice] = useState<string>();
+  const [source, setSource] = useState(false);
+  const tabs = useRef<HTMLDivElement>(null);
+  useScrollCue(tabs, [preview]);
   const grid = useLazy(() => import('../lazy/grid.tsx'));
   const base = fileUrl(props.threadId, props.path, 'preview');
   const param = preview?.sheets ? 'sheet' : 'table';
   const url = choice ? `${base}?${param}=${encodeURIComponent(choice)}` : base;
 
-  useEffect(() => setChoice(undefined), [props.path]);
+  useEffect(() => {
+    setChoice(undefined);
+    setSource(false);
+  }, [props.path]);
   useEffect(() => {
     let live = true;
     setError(undefined);
@@ -90,6 +99,12 @@ function FilePreview(props: { threadId: string; path: string; version: string })
     );
   if (!preview || preview.path !== props.path) return <p class="muted pad">{t('inspector.loading')}</p>;
   const choices = preview.sheets ?? preview.tables;
+  const document = renderable(props.path);
+  const rendered =
+    document !== undefined &&
+    !source &&
+    preview.bytes <= RENDER_MAX_BYTES &&
+    (preview.kind === 'text' || preview.kind === 'json');
   return (
     <div class="preview">
       <div class="preview-head">
@@ -98,6 +113,7 @@ function FilePreview(props: { threadId: string; path: string; version: string })
         </strong>
         <span class="muted">{formatBytes(preview.bytes)}</span>
         {preview.total_rows !== null &&
+          !rendered &&
           (preview.kind === 'table' || preview.kind === 'json' || preview.kind === 'text') && (
             <span class="muted" id="preview-rows">
               {t('inspector.rows', {
@@ -109,6 +125,7 @@ function FilePreview(props: { threadId: string; path: string; version: string })
       {choices && choices.length > 0 && (
         <div
           class="preview-tabs"
+          ref={tabs}
           role="tablist"
           aria-label={preview.sheets ? t('inspector.sheet') : t('inspector.table')}
         >
@@ -126,13 +143,46 @@ function FilePreview(props: { threadId: string; path: string; version: string })
           ))}
         </div>
       )}
-      {preview.truncated && <p class="warn">{t('inspector.truncated')}</p>}
+      {document && preview.bytes <= RENDER_MAX_BYTES && (
+        <div class="preview-tabs" role="tablist" aria-label={t('inspector.view')}>
+          <button
+            type="button"
+            role="tab"
+            id="view-rendered"
+            aria-selected={!source}
+            class={source ? '' : 'active'}
+            onClick={() => setSource(false)}
+          >
+            {t('inspector.rendered')}
+          </button>
+          <button
+            type="button"
+            role="tab"
+            id="view-source"
+            aria-selected={source}
+            class={source ? 'active' : ''}
+            onClick={() => setSource(true)}
+          >
+            {t('inspector.source')}
+          </button>
+        </div>
+      )}
+      {rendered && (
+        <RenderedDocument
+          threadId={props.threadId}
+          path={props.path}
+          version={props.version}
+          kind={document}
+        />
+      )}
+      {!rendered && preview.truncated && <p class="warn">{t('inspector.truncated')}</p>}
       {preview.kind === 'image' && (
         <PreviewImage threadId={props.threadId} path={props.path} version={props.version} />
       )}
       {preview.kind === 'pdf' && <PreviewPdf threadId={props.threadId} path={props.path} />}
       {preview.kind === 'binary' && <p class="muted pad">{t('inspector.binary')}</p>}
-      {(preview.kind === 'table' || preview.kind === 'json' || preview.kind === 'text') &&
+      {!rendered &&
+        (preview.kind === 'table' || preview.kind === 'json' || preview.kind === 'text') &&
         (grid ? (
           <grid.DataGrid first={preview} url={url} mode={preview.kind === 'text' ? 'text' : 'table'} />
         ) : (
@@ -147,7 +197,20 @@ function PreviewImage(props: { threadId: string; path: string; version: string }
   useEffect(() => {
     void blobUrl(fileUrl(props.threadId, props.path), props.version).then(setSrc, () => setSrc(undefined));
   }, [props.threadId, props.path, props.version]);
-  return <div class="preview-image">{src && <img src={src} alt={props.path} id="preview-image" />}</div>;
+  return (
+    <div class="preview-image">
+      {src && (
+        <button
+          type="button"
+          class="enlarge"
+          title={t('viewer.open')}
+          onClick={() => viewImage({ threadId: props.threadId, path: props.path, version: props.version })}
+        >
+          <img src={src} alt={props.path} id="preview-image" />
+        </button>
+      )}
+    </div>
+  );
 }
 
 function PreviewPdf(props: { threadId: string; path: string }) {
