@@ -73,6 +73,7 @@ export async function executeRun(run: RunExecution): Promise<void> {
       reason: event.reason ?? null,
       usage: event.usage,
       answer: event.answer ?? null,
+      ...(event.cost ? { cost: event.cost } : {}),
     });
   };
   try {

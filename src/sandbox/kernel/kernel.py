@@ -171,6 +171,7 @@ class Kernel:
         worker = self.worker(mode)
         if mode == STATEFUL:
             worker.signal(signal.SIGCONT)  # stopped since its last cell
+            reset_peak_rss(worker.pid)
         else:
             worker.stop_rehearsal()
         if not worker.submit(request):
@@ -182,6 +183,9 @@ class Kernel:
         cell = Cell(request, started)
         self.watch(worker, cell)
         outcome = self.outcome(worker, cell)
+        peak = peak_rss(worker.pid)
+        if peak is not None:
+            outcome["peak_memory_bytes"] = peak
         # Nothing of a cell runs on once it has ended: before the host hears of the end (and
         # may read the workspace), every process the cell left is killed, a spent stateless
         # worker is stopped (every thread of it), and so is a stateful worker until its next cell.

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RunCostSchema } from '../../contract/events.ts';
 import { StoredRunStatusSchema } from '../../contract/run-status.ts';
 import { ExecResultSchema } from '../../sandbox/exec-result-schema.ts';
 
@@ -29,6 +30,7 @@ export const RunObjectSchema = z.object({
   protocol: z.string().describe('deepanalyze, prompted, tools, offline, or cell for a cell run'),
   reason: z.string().nullable(),
   usage: z.object({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number() }),
+  cost: RunCostSchema.nullable().describe('Model and cell time and peak cell memory; null before a run ends'),
   answer: z.string().nullable(),
   created_at: z.number().int(),
   finished_at: z.number().int().nullable(),
