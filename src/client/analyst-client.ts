@@ -160,12 +160,13 @@ export class AnalystClient {
   /**
    * The run's events numbered above `after` (default: all), stored ones then live ones, each
    * checked by `readRunEvents`; ends after `run-end` or when the connection drops (resume
-   * with the last `seq`). An unknown run is an ApiError with status 404.
+   * with the last `seq`). An unknown run is an ApiError with status 404. `onOpen` is called once
+   * the server has answered, before any event (a run may be quiet for a while).
    */
   async *runEvents(
     threadId: string,
     runId: string,
-    options: { after?: number; abortSignal?: AbortSignal } = {},
+    options: { after?: number; abortSignal?: AbortSignal; onOpen?: () => void } = {},
   ): AsyncGenerator<SequencedEvent> {
     const query = options.after === undefined ? '' : `?after=${options.after}`;
     const request: ApiRequest = {
@@ -174,6 +175,7 @@ export class AnalystClient {
       ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
     };
     const response = await this.http.send(request);
+    options.onOpen?.();
     if (!response.body) return;
     yield* readRunEvents(response.body);
   }
