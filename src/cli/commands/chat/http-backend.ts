@@ -133,7 +133,7 @@ export class HttpBackend implements ChatBackend {
     if (!(error instanceof ApiError)) return error;
     if (error.code === 'network')
       return new ServiceUnreachableError(
-        `no Analyst server answers at ${this.client.baseUrl} (${error.message}): start one with \`npx analyst serve\`, or leave out --url to run one in-process`,
+        `no Analyst server answers at ${this.client.baseUrl} (${error.cause instanceof Error ? error.cause.message : error.message}): start one with \`npx analyst serve\`, or leave out --url to run one in-process`,
         { cause: error },
       );
     if (error.status === 401)
