@@ -140,6 +140,19 @@ describe('the one terminal renderer (analyst run, analyst chat)', () => {
     assert.doesNotMatch(whole, /more lines/);
   });
 
+  test('a Markdown fence the model puts around its code is not shown, and the fold counts the code alone', () => {
+    const code = Array.from({ length: 14 }, (_, i) => `y${i} = \`${i}\``).join('\n');
+    const out = printed([
+      ...deltas(`<Code>\n\`\`\`python\n${code}\n\`\`\`\n</Code>`, 2),
+      ...cell('c1', code, 'ok\n'),
+    ]);
+    assert.doesNotMatch(out, /```/);
+    assert.match(
+      out,
+      /^▍Code\n│ y0 = `0`\n[\s\S]*│ y11 = `11`\n│ … 2 more lines \(--show-code shows all code\)\nok\n/,
+    );
+  });
+
   test('a cancelled run says so in one line: the cancelled cell adds none', () => {
     const out = printed([
       start,

@@ -212,7 +212,7 @@ describe('analyst run', () => {
       assert.equal(run.stdout.split('df.visits.sum()').length - 1, 1, run.stdout);
       assert.match(
         run.stdout,
-        /│ [^\n]*df\.visits\.sum\(\)[^\n]*\n(?:│ ```\n)?7 29\n── ok in [^\n]+\n[\s\S]*▍Answer\nThe file has 7 rows/,
+        /│ [^\n]*df\.visits\.sum\(\)[^\n]*\n7 29\n── ok in [^\n]+\n[\s\S]*▍Answer\nThe file has 7 rows/,
       );
       assert.doesNotMatch(run.stdout, /\*\*7 rows\*\*/);
     } finally {

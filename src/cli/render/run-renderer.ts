@@ -17,6 +17,10 @@ const STYLE = {
 } as const;
 type Style = keyof typeof STYLE;
 
+/** A line of streamed code that may still become a Markdown fence, and one that is. */
+const FENCE_START = /^\s*(`{1,2}|```[\w+-]*)$/;
+const FENCE = /^\s*```[\w+-]*\s*$/;
+
 const SECTION: Record<string, { label: string; style: Style }> = {
   Analyze: { label: 'Analyze', style: 'blue' },
   Understand: { label: 'Understand', style: 'magenta' },
@@ -59,7 +63,7 @@ export class RunRenderer {
   /** The Markdown of the section streaming (none for code). */
   private markdown: MarkdownStream | undefined;
   /** Lines of the streaming cell's code printed so far, and whether the last one is open. */
-  private codeLines = { shown: 0, open: false };
+  private codeLines = { shown: 0, open: false, held: '' };
 
   constructor(
     private readonly write: (text: string) => void,
@@ -202,7 +206,7 @@ export class RunRenderer {
     this.pending = '';
     this.startOfSection = true;
     this.markdown = label === 'Code' ? undefined : new MarkdownStream(this.options.color);
-    this.codeLines = { shown: 0, open: false };
+    this.codeLines = { shown: 0, open: false, held: '' };
   }
 
   private startOfSection = false;
@@ -229,6 +233,9 @@ export class RunRenderer {
     if (this.streaming === undefined) return;
     const rest = this.markdown?.end();
     if (rest) this.stream(rest);
+    const held = this.codeLines.held;
+    this.codeLines.held = '';
+    if (held && !FENCE.test(held)) this.codePiece(held, false);
     this.streaming = undefined;
     this.markdown = undefined;
     this.pending = '';
@@ -245,24 +252,48 @@ export class RunRenderer {
       this.startOfSection = false;
     }
     for (const [i, piece] of body.split('\n').entries()) {
-      if (i > 0) {
-        if (this.codeLines.open) this.text('\n');
-        else if (this.codeLines.shown < this.maxCodeLines) {
-          // An empty line of the code, kept: the fold counts every line.
-          this.codeLines.shown += 1;
-          this.text(`${this.paint('dim', '│')}\n`);
-        }
-        this.codeLines.open = false;
-      }
-      if (!piece) continue;
-      if (!this.codeLines.open) {
-        if (this.codeLines.shown >= this.maxCodeLines) continue;
-        this.codeLines.shown += 1;
-        this.codeLines.open = true;
-        this.text(this.paint('dim', '│ '));
-      }
-      this.text(this.paint('dim', piece));
+      if (i > 0) this.endCodeLine();
+      this.codePiece(piece);
     }
+  }
+
+  /**
+   * A piece of the current line of code. A line that may be a Markdown fence (a model often
+   * writes ```python inside <Code>) is held until it ends: a fence is not code, and the fold
+   * counts the cell's code, which has none.
+   */
+  private codePiece(piece: string, hold = true): void {
+    if (!piece) return;
+    if (!this.codeLines.open) {
+      const line = this.codeLines.held + piece;
+      this.codeLines.held = '';
+      if (hold && FENCE_START.test(line)) {
+        this.codeLines.held = line;
+        return;
+      }
+      if (this.codeLines.shown >= this.maxCodeLines) return;
+      this.codeLines.shown += 1;
+      this.codeLines.open = true;
+      this.text(this.paint('dim', `│ ${line}`));
+      return;
+    }
+    this.text(this.paint('dim', piece));
+  }
+
+  private endCodeLine(): void {
+    const held = this.codeLines.held;
+    if (held) {
+      this.codeLines.held = '';
+      if (FENCE.test(held)) return;
+      this.codePiece(held, false);
+    }
+    if (this.codeLines.open) this.text('\n');
+    else if (this.codeLines.shown < this.maxCodeLines) {
+      // An empty line of the code, kept: the fold counts every line.
+      this.codeLines.shown += 1;
+      this.text(`${this.paint('dim', '│')}\n`);
+    }
+    this.codeLines.open = false;
   }
 
   private code(code: string): void {
