@@ -14,7 +14,7 @@ const ErrorBodySchema = z.object({
  * Whatever made a call of the API fail, as one error a front end catches: the HTTP `status`
  * (0 when no answer came: `network`, or `cancelled` by the caller), the server's stable
  * `code` and its `message` from the error body (`{error: {message, code}}`,
- * docs/spec.md#errors), or what was wrong with an answer that is not the API's
+ * docs/spec.md#http-api), or what was wrong with an answer that is not the API's
  * (`invalid_response`).
  */
 export class ApiError extends AnalystError {
