@@ -24,6 +24,8 @@ export {
   type StepUpdate,
 } from './agent/view/steps.ts';
 export { TranscriptWriter, transcriptOf } from './agent/view/transcript.ts';
+// Client: the typed client of the HTTP API (the web UI and `analyst chat` use it too)
+export { AnalystClient, type AnalystClientOptions, ApiError } from './client/index.ts';
 // Errors
 export {
   AnalystError,

@@ -14,7 +14,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['workspace', 'llm'],
   ['sandbox', 'connections'],
   ['contract'],
-  ['store'],
+  ['store', 'client'],
   ['agent'],
   ['threads'],
   ['runs', 'report'],

@@ -7,7 +7,7 @@ import { TagScanner, type TagToken } from './tag-scanner.ts';
 /**
  * A run read from its events into the steps every front end shows: the model's prose, each
  * cell with its code, output, result and files, notices, and the answer. Reports, notebooks,
- * the terminal printer, the SSE relay and the web UI all read these, never the transcript.
+ * the terminal renderer, the SSE relay and the web UI all read these, never the transcript.
  *
  * The builder is incremental (push events as they arrive, read `steps`, react to the
  * updates `push` returns) and pure (no Node APIs), so the browser runs the same code.

@@ -1,15 +1,8 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { CellStep } from '../../../src/agent/view/steps.ts';
-import {
-  type ApiError,
-  createThread,
-  deleteFile,
-  deleteThread,
-  download,
-  updateThread,
-} from '../api/client.ts';
+import { type ApiError, api, download } from '../api/client.ts';
 import { EXPORT_KINDS, type ExportKind, exportTarget } from '../api/exports.ts';
-import type { ThreadSettings } from '../api/types.ts';
+import { type ThreadSettings, threadModel, threadSettings } from '../api/types.ts';
 import { currentLanguage, setLanguage, t } from '../i18n/i18n.ts';
 import { fileUrl } from '../lib/files.ts';
 import { useLanguage } from '../lib/hooks.ts';
@@ -76,15 +69,14 @@ export function App() {
     [route.navigate],
   );
 
-  const model = session ? session.thread.metadata.model : draft.model;
-  const settings = (session ? session.thread.metadata.settings : draft.settings) ?? {};
+  const model = session ? threadModel(session.thread) : draft.model;
+  const settings = (session ? threadSettings(session.thread) : draft.settings) ?? {};
 
   /** The open thread, or a new one made with the draft's model and settings (and opened in place). */
   const ensureThread = async (): Promise<ThreadSession> => {
     if (session) return session;
-    const thread = await createThread({
-      ...(draft.model ? { model: draft.model } : {}),
-      settings: draft.settings,
+    const thread = await api.createThread({
+      metadata: { ...(draft.model ? { model: draft.model } : {}), settings: draft.settings },
     });
     const made = await ThreadSession.open(thread.id);
     opened.adopt(made);
@@ -138,7 +130,7 @@ export function App() {
     if (!session) return setDraft({ model: nextModel, settings: next });
     const metadata = { ...session.thread.metadata, model: nextModel, settings: next };
     session.setThread({ ...session.thread, metadata });
-    void updateThread(session.id, { metadata }).then((thread) => session.setThread(thread), report);
+    void api.updateThread(session.id, { metadata }).then((thread) => session.setThread(thread), report);
   };
 
   const openFile = (path: string) => {
@@ -256,7 +248,7 @@ export function App() {
               setConfirm({
                 message: t('threads.deleteConfirm', { title: thread.title || t('threads.untitled') }),
                 action: () =>
-                  void deleteThread(thread.id).then(() => {
+                  void api.deleteThread(thread.id).then(() => {
                     announce('threads');
                     if (thread.id === threadId) navigate(undefined);
                   }, report),
@@ -279,7 +271,8 @@ export function App() {
               session &&
               setConfirm({
                 message: t('files.deleteConfirm', { path }),
-                action: () => void deleteFile(session.id, path).then(() => session.refreshFiles(), report),
+                action: () =>
+                  void api.deleteFile(session.id, path).then(() => session.refreshFiles(), report),
               })
             }
             uploadRef={uploadRef}

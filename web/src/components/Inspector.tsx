@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { CellStep } from '../../../src/agent/view/steps.ts';
-import { apiFetch, blobUrl, previewPage } from '../api/client.ts';
+import { api, blobUrl } from '../api/client.ts';
 import type { Preview } from '../api/types.ts';
 import { formatBytes, formatNumber, t } from '../i18n/i18n.ts';
 import { fileUrl } from '../lib/files.ts';
@@ -78,7 +78,7 @@ function FilePreview(props: { threadId: string; path: string; version: string })
   useEffect(() => {
     let live = true;
     setError(undefined);
-    previewPage(url, 0, 200).then(
+    api.preview(url, { offset: 0, limit: 200 }).then(
       (p) => live && setPreview(p),
       (e: Error) => {
         if (!live) return;
@@ -220,7 +220,8 @@ function PreviewPdf(props: { threadId: string; path: string }) {
   useEffect(() => {
     if (!pdf || !ref.current) return;
     const parent = ref.current;
-    void apiFetch(fileUrl(props.threadId, props.path))
+    void api
+      .resource(fileUrl(props.threadId, props.path))
       .then((r) => r.arrayBuffer())
       .then((data) => pdf.renderPdf(parent, data))
       .catch((e: Error) => setError(e.message));

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { apiFetch, blobUrl } from '../api/client.ts';
+import { api, blobUrl } from '../api/client.ts';
 import { t } from '../i18n/i18n.ts';
 import { sanitizeDocument } from '../lib/document-html.ts';
 import { fileUrl } from '../lib/files.ts';
@@ -29,12 +29,10 @@ export function RenderedDocument(props: {
     let live = true;
     setText(undefined);
     setError(undefined);
-    apiFetch(fileUrl(props.threadId, props.path))
-      .then((r) => (r.ok ? r.text() : Promise.reject(new Error(`HTTP ${r.status}`))))
-      .then(
-        (body) => live && setText(body),
-        (e: Error) => live && setError(e.message),
-      );
+    api.downloadFile(props.threadId, props.path).then(
+      (bytes) => live && setText(new TextDecoder().decode(bytes)),
+      (e: Error) => live && setError(e.message),
+    );
     return () => {
       live = false;
     };
