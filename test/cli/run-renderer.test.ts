@@ -192,6 +192,19 @@ describe('the one terminal renderer (analyst run, analyst chat)', () => {
     );
   });
 
+  test('what the run cost goes on a line under its end', () => {
+    const withCost = (peak: number | null): AgentEvent =>
+      ({
+        ...end('completed'),
+        cost: { model_ms: 320, cells_ms: 3_140, cells: 2, peak_memory_bytes: peak },
+      }) as AgentEvent;
+    assert.match(
+      printed([withCost(88 * 2 ** 20)]),
+      /── completed in 2\.3 s \(1 round, 15 tokens\)\n {3}model 320 ms · 2 cells 3\.1 s · peak memory 88\.0 MB\n$/,
+    );
+    assert.match(printed([withCost(null)]), /\n {3}model 320 ms · 2 cells 3\.1 s\n$/);
+  });
+
   test('a "<" that is not a tag is text, also at the end of a delta', () => {
     const out = printed([
       ...deltas('<Answer>a <b and x<', 6),

@@ -46,6 +46,15 @@ describe('the image viewer and rendered documents', { timeout: 600_000 }, () => 
     await closeStudio(studio);
   });
 
+  test('what the run cost shows under it: time, model, cells, peak memory', async () => {
+    const line = (await page.locator('article.run[data-status="completed"] .run-cost').textContent()) ?? '';
+    assert.match(
+      line,
+      /^\d+\.\d s in all · model \d+\.\d s · \d+ cells \d+\.\d s · peak memory \d+(\.\d)? MB$/,
+      line,
+    );
+  });
+
   test("the answer's chart opens full size, with a download named as the file", async () => {
     const chart = page.locator('.card.answer img.enlargeable').first();
     const name = (await chart.getAttribute('data-src'))?.split('/').pop() ?? '';

@@ -1,5 +1,5 @@
 import type { Artifact, ExecResult } from '../../sandbox/sandbox.ts';
-import type { AgentEvent, RunStatus, TokenCount } from '../events.ts';
+import type { AgentEvent, RunCost, RunStatus, TokenCount } from '../events.ts';
 import type { GroundedNumber } from '../grounding/types.ts';
 import { extractCode } from '../transcript/tags.ts';
 import { TagScanner, type TagToken } from './tag-scanner.ts';
@@ -83,6 +83,8 @@ export interface RunView {
   /** The final answer, once there is one. */
   answer?: string;
   usage?: TokenCount;
+  /** Model and cell time and peak cell memory, once the run ended (absent on older runs). */
+  cost?: RunCost;
   durationMs?: number;
   /** The round of the latest event. */
   round: number;
@@ -230,6 +232,7 @@ export class StepBuilder {
         view.status = event.status;
         view.usage = event.usage;
         view.durationMs = event.duration_ms;
+        if (event.cost) view.cost = event.cost;
         if (event.reason) view.reason = event.reason;
         if (view.answer === undefined && event.answer !== undefined) view.answer = event.answer;
         view.steps.forEach((step, index) => {

@@ -1,4 +1,4 @@
-import type { AgentEvent } from '../../agent/events.ts';
+import type { AgentEvent, RunCost } from '../../agent/events.ts';
 import { type CellStep, StepBuilder, type StepUpdate } from '../../agent/view/steps.ts';
 import type { GroundedNumber } from '../../contract/grounding.ts';
 import { Spinner } from './spinner.ts';
@@ -98,6 +98,7 @@ export class RunRenderer {
           ? ` — ${event.reason}`
           : '';
       this.line(this.paint(style, `── ${event.status} in ${seconds} s (${rounds}${tokens})${why}`));
+      if (event.cost) this.line(this.paint('dim', `   ${costLine(event.cost)}`));
     }
   }
 
@@ -326,6 +327,15 @@ export class RunRenderer {
   private line(text: string): void {
     this.text(`${this.atLineStart ? '' : '\n'}${text}\n`);
   }
+}
+
+/** What a run cost besides its tokens, in one line: `model 0.3 s · 2 cells 3.1 s · peak memory 84.0 MB`. */
+export function costLine(cost: RunCost): string {
+  return [
+    `model ${formatDuration(cost.model_ms)}`,
+    `${cost.cells} cell${cost.cells === 1 ? '' : 's'} ${formatDuration(cost.cells_ms)}`,
+    ...(cost.peak_memory_bytes !== null ? [`peak memory ${formatBytes(cost.peak_memory_bytes)}`] : []),
+  ].join(' · ');
 }
 
 function formatDuration(ms: number): string {
