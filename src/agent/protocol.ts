@@ -6,6 +6,8 @@ import type { AgentEvent } from './events.ts';
 export interface ProtocolOutcome {
   /** The final answer; absent when the run ended without one. */
   answer?: string;
+  /** Questions to offer after the answer; when absent, those the answer itself lists are used. */
+  followUps?: string[];
 }
 
 /**

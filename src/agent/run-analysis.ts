@@ -8,6 +8,7 @@ import type { RunConnections } from './connections.ts';
 import type { RunContext } from './context.ts';
 import { CapReachedError } from './errors/cap-reached-error.ts';
 import type { AgentEvent, RunStatus } from './events.ts';
+import { cleanFollowUps, followUpsFromAnswer } from './follow-ups.ts';
 import { AnswerChecker } from './grounding/answer-checker.ts';
 import type { ReadTextFile } from './grounding/evidence.ts';
 import type { AgentProtocol } from './protocol.ts';
@@ -104,6 +105,7 @@ export async function* runAnalysis(options: RunAnalysisOptions): AsyncGenerator<
   const meter = new RunCostMeter(now);
   let transcript = '';
   let answer: string | undefined;
+  let offered: string[] | undefined;
   let status: RunStatus = 'completed';
   let reason: string | undefined;
   let round = 0;
@@ -124,6 +126,7 @@ export async function* runAnalysis(options: RunAnalysisOptions): AsyncGenerator<
       if (next.done) {
         finished = true;
         answer = next.value.answer;
+        offered = next.value.followUps;
         break;
       }
       const event = next.value;
@@ -178,6 +181,10 @@ export async function* runAnalysis(options: RunAnalysisOptions): AsyncGenerator<
   }
   const repaired = transcript ? repairTranscript(transcript) : '';
   answer ??= status === 'completed' ? answerOf(repaired) : undefined;
+  if (status === 'completed' && answer !== undefined) {
+    const questions = cleanFollowUps(offered ?? followUpsFromAnswer(answer), question);
+    if (questions.length) yield { type: 'follow-ups', round, questions };
+  }
   yield {
     type: 'run-end',
     round,

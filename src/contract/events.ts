@@ -89,6 +89,9 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
   z
     .object({ type: z.literal('notice'), round, message: z.string() })
     .describe('Something the person should know that is not an error'),
+  z
+    .object({ type: z.literal('follow-ups'), round, questions: z.array(z.string()).max(3) })
+    .describe('Questions to ask next, offered after the answer (one click asks one)'),
   z.object({ type: z.literal('error'), round, code: z.string(), message: z.string() }),
   z.object({
     type: z.literal('run-end'),

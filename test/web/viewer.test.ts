@@ -186,4 +186,25 @@ describe('the image viewer and rendered documents', { timeout: 600_000 }, () => 
     );
     await screenshot(page, 'viewer-presets-cue');
   });
+
+  test('follow-up questions under the latest answer; one click asks one', async () => {
+    const offered = page.locator('article.run:last-child .follow-ups .follow-up');
+    const questions = await offered.allTextContents();
+    assert.ok(questions.length >= 1 && questions.length <= 3, JSON.stringify(questions));
+    assert.ok(
+      questions.every((q) => q.endsWith('?')),
+      JSON.stringify(questions),
+    );
+    await page.locator('article.run:last-child .follow-ups').scrollIntoViewIfNeeded();
+    await screenshot(page, 'viewer-follow-ups');
+    const runs = await page.locator('article.run').count();
+    await offered.first().click();
+    await page.waitForFunction((n) => document.querySelectorAll('article.run').length === n + 1, runs);
+    assert.equal(await page.locator('article.run:last-child .question p').textContent(), questions[0]);
+    await page.waitForSelector('article.run:last-child[data-status="completed"] .card.answer', {
+      timeout: CELL_MS,
+    });
+    // Only the latest run offers follow-ups.
+    assert.equal(await page.locator('article.run:not(:last-child) .follow-ups').count(), 0);
+  });
 });

@@ -12,6 +12,7 @@ import { lookCode } from './cells/look.ts';
 import { type Finding, type Language, type PlannedCell, type Shared, say } from './cells/recipe.ts';
 import { recipeFor } from './cells/recipes.ts';
 import { bringConnectionTable } from './connection-table.ts';
+import { offlineFollowUps } from './follow-ups.ts';
 import { splitMarkedOutput } from './marked-output.ts';
 import type { Plan } from './plan.ts';
 import { type Look, LookSchema } from './schema.ts';
@@ -87,7 +88,7 @@ export async function* offlineAnalysis(context: RunContext): AsyncGenerator<Agen
         '计算没有输出可用于回答的结果。',
       );
   }
-  return yield* answer({
+  const outcome = yield* answer({
     language,
     plan,
     ...(finding ? { finding } : {}),
@@ -96,6 +97,7 @@ export async function* offlineAnalysis(context: RunContext): AsyncGenerator<Agen
     charts: runner.charts.map((path) => ({ path, url: context.fileUrl(path) })),
     ...label(asked),
   });
+  return { ...outcome, followUps: offlineFollowUps(data, language, asked.text) };
 
   async function* answer(
     parts: Parameters<typeof composeAnswer>[0],

@@ -83,6 +83,8 @@ export interface RunView {
   /** The final answer, once there is one. */
   answer?: string;
   usage?: TokenCount;
+  /** Questions offered after the answer (the `follow-ups` event). */
+  followUps?: string[];
   /** Model and cell time and peak cell memory, once the run ended (absent on older runs). */
   cost?: RunCost;
   durationMs?: number;
@@ -226,6 +228,10 @@ export class StepBuilder {
         }
         break;
       }
+      case 'follow-ups':
+        view.followUps = event.questions;
+        updates.push({ type: 'run-changed' });
+        break;
       case 'run-end':
         for (const token of this.scanner.flush()) this.token(token, event.round, updates);
         this.closeSection(updates);

@@ -84,6 +84,7 @@ export class RunRenderer {
       this.line(this.paint('dim', `analyst: ${event.model} (${event.protocol}) — ${event.run_id}`));
     for (const update of this.builder.push(event)) this.apply(update);
     if (event.type === 'answer-grounding') this.grounding(event.numbers);
+    if (event.type === 'follow-ups') this.line(this.paint('dim', `ask next: ${event.questions.join(' · ')}`));
     if (event.type === 'run-end') {
       this.endStream();
       this.spinner?.stop();

@@ -305,6 +305,7 @@ export function App() {
               selectedCell={inspector.tab === 'code' ? inspector.cell?.cellId : undefined}
               onInspectCell={inspectCell}
               onOpenFile={openFile}
+              onAsk={(question) => void onSend(question)}
             />
           )}
           <RunningIndicator session={session} />

@@ -12,6 +12,8 @@ export function Chat(props: {
   selectedCell: string | undefined;
   onInspectCell: (cell: CellStep) => void;
   onOpenFile: (path: string) => void;
+  /** Asks a question in this thread (a follow-up's click). */
+  onAsk: (question: string) => void;
 }) {
   const { session } = props;
   const language = currentLanguage();
@@ -30,8 +32,15 @@ export function Chat(props: {
   return (
     <div class="chat-scroll" ref={follow.scrollerRef} onScroll={follow.onScroll} aria-live="off">
       <div class="chat-runs" ref={follow.contentRef}>
-        {session.runs.map((run) => (
-          <RunBlock key={run.id} run={run} {...props} session={session} language={language} />
+        {session.runs.map((run, i) => (
+          <RunBlock
+            key={run.id}
+            run={run}
+            {...props}
+            session={session}
+            language={language}
+            latest={i === session.runs.length - 1}
+          />
         ))}
       </div>
       {!follow.following && (
@@ -50,6 +59,9 @@ function RunBlock(props: {
   selectedCell: string | undefined;
   onInspectCell: (cell: CellStep) => void;
   onOpenFile: (path: string) => void;
+  onAsk: (question: string) => void;
+  /** Only the thread's latest run offers follow-ups (older ones were followed up already). */
+  latest: boolean;
 }) {
   const { run } = props;
   const view = run.builder.view;
@@ -78,6 +90,21 @@ function RunBlock(props: {
       ))}
       <RunEnd run={run} />
       <RunCostLine run={run} />
+      {props.latest && run.status === 'completed' && view.followUps?.length ? (
+        <fieldset class="follow-ups" aria-label={t('chat.followUps')}>
+          <span class="muted">{t('chat.followUps')}</span>
+          {view.followUps.map((question) => (
+            <button
+              type="button"
+              class="preset follow-up"
+              key={question}
+              onClick={() => props.onAsk(question)}
+            >
+              {question}
+            </button>
+          ))}
+        </fieldset>
+      ) : null}
     </article>
   );
 }
