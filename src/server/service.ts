@@ -179,19 +179,34 @@ export async function createService(
       return service.url;
     },
     close() {
-      closing ??= (async () => {
-        closeAcceptHandles();
-        await runs.shutdown();
-        await app.close();
-        await sandbox.close();
-        await workspaces.close();
-        await store.close();
-        await deps.connections.close();
-      })();
+      // Every step runs whichever fails before it (a database gone away must not leave
+      // sandboxes, slot binds or mounts behind); the first failure is thrown at the end.
+      closing ??= runEvery([
+        async () => closeAcceptHandles(),
+        () => runs.shutdown(),
+        () => app.close(),
+        () => sandbox.close(),
+        () => workspaces.close(),
+        () => store.close(),
+        () => deps.connections.close(),
+      ]);
       return closing;
     },
   };
   return service;
+}
+
+/** Runs each step in turn, whether or not an earlier one failed; throws the first failure. */
+async function runEvery(steps: Array<() => Promise<unknown>>): Promise<void> {
+  const failures: unknown[] = [];
+  for (const step of steps) {
+    try {
+      await step();
+    } catch (error) {
+      failures.push(error);
+    }
+  }
+  if (failures.length) throw failures[0];
 }
 
 /**
@@ -249,6 +264,7 @@ async function openWorkspaces(
       quotaFiles: config.workspaceQuota.files,
       shared,
       spares: config.workspaceSpares,
+      idleUnmountMs: config.workspaceIdleUnmountMs,
       quiet,
       onError,
     });

@@ -6,10 +6,13 @@ import { randomHex } from '../../ids/random-hex.ts';
 import { WorkspaceUnavailableError } from '../errors/workspace-unavailable-error.ts';
 import type { Workspace, WorkspaceStore } from '../workspace.ts';
 import { Ext4Images, unsupportedReason } from './ext4-images.ts';
+import { IdleMounts } from './idle-mounts.ts';
 import { ImageTemplate } from './image-template.ts';
+import { LeasedWorkspace } from './leased-workspace.ts';
 import { LocalWorkspace } from './local-workspace.ts';
+import { MountHolders } from './mount-holders.ts';
 import { PendingWorkspace } from './pending-workspace.ts';
-import { mountPoints } from './system-commands.ts';
+import { mountDevices, mountPoints } from './system-commands.ts';
 
 export interface LoopWorkspaceOptions {
   /** Holds each workspace's image (`<id>.img`) and mount point (`<id>/`). */
@@ -19,10 +22,18 @@ export interface LoopWorkspaceOptions {
   /** File (inode) quota of a new workspace. Default 200,000. */
   quotaFiles?: number;
   /**
-   * Other server processes (replicas on this host) use the same workspaces: `close()` then
-   * leaves them mounted, for those processes and for this one's successor. Default false.
+   * Other server processes (replicas on this host) use the same workspaces: each mount has a
+   * holder record per process, and `close()` unmounts only what no other live process holds.
+   * Default false.
    */
   shared?: boolean;
+  /**
+   * A workspace nobody used for this long is unmounted (its loop device freed) and mounted
+   * again on its next use (ANALYST_WORKSPACE_IDLE_UNMOUNT_MS). 0: never. Default 0.
+   */
+  idleUnmountMs?: number;
+  /** The clock idle times are measured with. Default Date.now. */
+  now?: () => number;
   /**
    * Workspaces made ahead of demand, so a new thread's first cell does not wait for mkfs and
    * mount. Each is marked on disk (`<id>.spare`) until it is handed out: the markers a dead
@@ -62,8 +73,14 @@ const ID = /^ws-[0-9a-f]{24}$/;
  */
 export class LoopWorkspaceStore implements WorkspaceStore {
   readonly kind = 'loop-ext4';
+  /** Workspaces this process has mounted (or found mounted) and holds. */
   private readonly mounted = new Set<string>();
   private readonly mounting = new Map<string, Promise<void>>();
+  /** Idle workspaces being unmounted: a use waits for it, then mounts again. */
+  private readonly unmounting = new Map<string, Promise<void>>();
+  private readonly holders: MountHolders;
+  private readonly idle: IdleMounts;
+  private idleTimer: NodeJS.Timeout | undefined;
   /** Workspaces whose filesystem is being made. */
   private readonly creating = new Map<string, PendingWorkspace>();
   /** Spare workspaces, mounted and ready to hand out, and how many are being made. */
@@ -87,6 +104,8 @@ export class LoopWorkspaceStore implements WorkspaceStore {
       scrub: (text) => text.replaceAll(options.root, '<workspaces>'),
     });
     this.template = new ImageTemplate(options.root, (image) => this.images.formatTemplate(image));
+    this.holders = new MountHolders(options.root);
+    this.idle = new IdleMounts(options.now ?? Date.now);
   }
 
   /** A store on `root`, or WorkspaceUnavailableError saying why this host cannot have one. */
@@ -97,11 +116,20 @@ export class LoopWorkspaceStore implements WorkspaceStore {
     const store = new LoopWorkspaceStore(options);
     const rehearsal = `ws-${randomHex(12)}`;
     await store.images.rehearse(store.imagePath(rehearsal), store.mountPath(rehearsal));
+    await store.releaseDeadHolders();
     if (!options.shared) {
       await store.destroyLeftoverSpares();
       await ImageTemplate.removeLeftovers(options.root);
     }
     store.refillSpares();
+    const idleMs = options.idleUnmountMs ?? 0;
+    if (idleMs > 0) {
+      store.idleTimer = setInterval(
+        () => void store.unmountIdle(idleMs).catch((error) => options.onError?.(error)),
+        Math.min(30_000, Math.max(100, Math.floor(idleMs / 4))),
+      );
+      store.idleTimer.unref();
+    }
     return store;
   }
 
@@ -239,6 +267,7 @@ export class LoopWorkspaceStore implements WorkspaceStore {
   async destroy(id: string): Promise<void> {
     if (!ID.test(id)) return;
     await this.mounting.get(id)?.catch(() => {});
+    await this.unmounting.get(id);
     await this.removeImage(id);
   }
 
@@ -248,25 +277,117 @@ export class LoopWorkspaceStore implements WorkspaceStore {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     });
     await rmdir(this.mountPath(id)).catch(() => {});
+    await this.holders.forget(id);
+    this.idle.forget(id);
   }
 
+  /**
+   * Unmounts what this process holds and no other live process does (replicas keep theirs).
+   * Every workspace is tried, whichever fails: the first failure is thrown after the others.
+   */
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.allSettled([...this.mounting.values()]);
+    if (this.idleTimer) clearInterval(this.idleTimer);
+    await Promise.allSettled([...this.mounting.values(), ...this.unmounting.values()]);
+    const failures: unknown[] = [];
     for (const id of this.spares.splice(0)) await this.destroySpare(id);
-    await this.template.remove();
-    if (this.options.shared) {
-      this.mounted.clear();
-      return;
-    }
+    await this.template.remove().catch((error) => failures.push(error));
     // The mount table is read once: once per workspace made stopping quadratic in their number.
     const points = await mountPoints();
+    const held = [...this.mounted];
+    this.mounted.clear();
     await Promise.all(
-      [...this.mounted].map(async (id) => {
-        this.mounted.delete(id);
-        if (points.has(this.mountPath(id))) await this.images.unmount(this.mountPath(id)).catch(() => {});
-      }),
+      held.map((id) =>
+        this.releaseMount(id, points.has(this.mountPath(id)), true).catch((error) => failures.push(error)),
+      ),
     );
+    if (failures.length) throw failures[0];
+  }
+
+  /**
+   * Drops this process's hold of `id` and unmounts it when no other live process holds it.
+   * `lazy`: a busy filesystem is detached now and freed when the last user lets go (a stop);
+   * otherwise a busy one stays mounted and held (an idle unmount), and this returns false.
+   */
+  private releaseMount(id: string, mounted: boolean, lazy: boolean): Promise<boolean> {
+    return this.holders.locked(id, async () => {
+      if ((await this.holders.release(id)) || !mounted) return true;
+      if (lazy) {
+        await this.images.unmount(this.mountPath(id));
+        return true;
+      }
+      if (await this.images.tryUnmount(this.mountPath(id))) return true;
+      await this.holders.hold(id);
+      return false;
+    });
+  }
+
+  /**
+   * Mounts of workspaces whose holders all died (a killed server, a replica that crashed) are
+   * released at start: taken over on their next use, never left for the host to keep.
+   */
+  private async releaseDeadHolders(): Promise<void> {
+    const points = await mountPoints();
+    const ids = new Set(await this.holders.recorded());
+    for (const point of points) {
+      const id = point.startsWith(`${this.options.root}/`) ? point.slice(this.options.root.length + 1) : '';
+      if (ID.test(id)) ids.add(id);
+    }
+    for (const id of ids) {
+      await this.releaseMount(id, points.has(this.mountPath(id)), true);
+    }
+  }
+
+  /** Unmounts the workspaces nobody used for `idleMs` (and that no sandbox has attached). */
+  async unmountIdle(idleMs: number): Promise<number> {
+    const candidates = this.idle
+      .idle(this.mounted, idleMs)
+      .filter((id) => !this.spares.includes(id) && !this.mounting.has(id) && !this.unmounting.has(id));
+    if (candidates.length === 0 || this.closed) return 0;
+    const devices = await mountDevices();
+    const attached = new Map<string, number>();
+    for (const device of devices.values()) attached.set(device, (attached.get(device) ?? 0) + 1);
+    let count = 0;
+    const work: Promise<void>[] = [];
+    for (const id of candidates) {
+      const device = devices.get(this.mountPath(id));
+      // Checked again after the await: a use that began meanwhile keeps it.
+      if (this.closed || this.idle.busy(id) || this.mounting.has(id) || !this.mounted.has(id)) continue;
+      // Bound into a sandbox's slot (one filesystem, two mount points): the sandbox still uses it.
+      if (device && (attached.get(device) ?? 0) > 1) continue;
+      this.mounted.delete(id);
+      const unmounting = this.releaseMount(id, device !== undefined, false)
+        .then(
+          (released) => {
+            if (released) count += 1;
+            else this.mounted.add(id);
+          },
+          (error) => {
+            this.mounted.add(id);
+            this.options.onError?.(error);
+          },
+        )
+        .finally(() => {
+          this.idle.touch(id);
+          this.unmounting.delete(id);
+        });
+      this.unmounting.set(id, unmounting);
+      work.push(unmounting);
+    }
+    await Promise.all(work);
+    return count;
+  }
+
+  /** Keeps `id` mounted (mounting it again if it was idle) while `work` runs. */
+  private async use<T>(id: string, work: () => Promise<T>): Promise<T> {
+    this.idle.begin(id);
+    try {
+      await this.unmounting.get(id);
+      if (!this.mounted.has(id) && !this.creating.has(id)) await this.open(id);
+      return await work();
+    } finally {
+      this.idle.end(id);
+    }
   }
 
   /**
@@ -284,7 +405,10 @@ export class LoopWorkspaceStore implements WorkspaceStore {
   }
 
   private workspace(id: string): Workspace {
-    return new LocalWorkspace(id, this.mountPath(id), 'filesystem');
+    this.idle.touch(id);
+    return new LeasedWorkspace(new LocalWorkspace(id, this.mountPath(id), 'filesystem'), {
+      use: (workspace, work) => this.use(workspace, work),
+    });
   }
 
   private spareMarker(id: string): string {
@@ -301,30 +425,38 @@ export class LoopWorkspaceStore implements WorkspaceStore {
 
   private async ensureMounted(id: string): Promise<void> {
     this.refuseWhenClosed();
-    if ((await mountPoints()).has(this.mountPath(id))) {
-      this.mounted.add(id); // mounted by an earlier server process; still good
-      return;
-    }
     if (!existsSync(this.imagePath(id))) throw new NotFoundError(`workspace ${id} no longer exists`);
-    try {
-      await this.mountImage(id, false);
-      await this.images.removeLostFound(this.mountPath(id));
-    } catch (error) {
-      // Another process (a replica) mounted it at the same moment: mount refuses a second one.
-      if (!(await mountPoints()).has(this.mountPath(id))) throw error;
-      this.mounted.add(id);
-    }
+    await this.holders.locked(id, async () => {
+      await this.holders.hold(id);
+      // Mounted by a replica, or left by a server whose holders all died: still good.
+      if ((await mountPoints()).has(this.mountPath(id))) return;
+      try {
+        await this.images.mount(this.imagePath(id), this.mountPath(id), false);
+        await this.images.removeLostFound(this.mountPath(id));
+      } catch (error) {
+        await this.holders.release(id);
+        throw error;
+      }
+    });
+    this.mounted.add(id);
+    this.idle.touch(id);
   }
 
   /** `fresh`: an image nobody else knows yet (see Ext4Images.mount). */
   private async mountImage(id: string, fresh: boolean): Promise<void> {
-    await this.images.mount(this.imagePath(id), this.mountPath(id), fresh);
+    await this.holders.locked(id, async () => {
+      await this.holders.hold(id);
+      await this.images.mount(this.imagePath(id), this.mountPath(id), fresh);
+    });
     this.mounted.add(id);
+    this.idle.touch(id);
   }
 
   private async unmount(id: string): Promise<void> {
     const point = this.mountPath(id);
     this.mounted.delete(id);
-    if ((await mountPoints()).has(point)) await this.images.unmount(point);
+    await this.holders.locked(id, async () => {
+      if ((await mountPoints()).has(point)) await this.images.unmount(point);
+    });
   }
 }
