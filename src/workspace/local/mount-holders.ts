@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { mkdir, open, readdir, readFile, rm, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { WorkspaceUnavailableError } from '../errors/workspace-unavailable-error.ts';
 
@@ -27,9 +27,8 @@ export class MountHolders {
 
   /** Runs `work` holding the lock of workspace `id` (waits while another live process holds it). */
   async locked<T>(id: string, work: () => Promise<T>): Promise<T> {
-    const dir = join(this.dir, id);
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    const lock = join(dir, 'lock');
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    const lock = join(this.dir, `${id}.lock`);
     const deadline = Date.now() + (this.options.lockWaitMs ?? 30_000);
     for (;;) {
       try {
@@ -42,7 +41,11 @@ export class MountHolders {
       }
       const owner = await readFile(lock, 'utf8').catch(() => '');
       // A lock whose process died (killed between its two steps) is nobody's: take it over.
-      if (owner && !holderAlive(owner)) await unlink(lock).catch(() => {});
+      // One left empty (killed between making it and naming itself) is after a moment.
+      const stale = owner
+        ? !holderAlive(owner)
+        : Date.now() - ((await stat(lock).catch(() => undefined))?.mtimeMs ?? Date.now()) > 5000;
+      if (stale) await unlink(lock).catch(() => {});
       else if (Date.now() > deadline)
         throw new WorkspaceUnavailableError(`workspace ${id} stays locked by another server process`);
       else await new Promise((resolve) => setTimeout(resolve, 10));
@@ -56,6 +59,7 @@ export class MountHolders {
 
   /** Records this process as a holder of `id` (call under `locked`). */
   async hold(id: string): Promise<void> {
+    await mkdir(join(this.dir, id), { recursive: true, mode: 0o700 });
     const handle = await open(join(this.dir, id, this.self), 'w', 0o600);
     await handle.close();
   }
@@ -66,10 +70,13 @@ export class MountHolders {
    */
   async release(id: string): Promise<boolean> {
     let others = false;
-    for (const name of await this.holders(id)) {
+    const dir = join(this.dir, id);
+    for (const name of await readdir(dir).catch(() => [] as string[])) {
       if (name !== this.self && holderAlive(name)) others = true;
-      else await unlink(join(this.dir, id, name)).catch(() => {});
+      else await unlink(join(dir, name)).catch(() => {});
     }
+    // A workspace nobody holds leaves no record behind.
+    if (!others) await rmdir(dir).catch(() => {});
     return others;
   }
 
@@ -83,11 +90,6 @@ export class MountHolders {
     return (await readdir(this.dir).catch(() => [] as string[])).filter((name) =>
       /^ws-[0-9a-f]{24}$/.test(name),
     );
-  }
-
-  private async holders(id: string): Promise<string[]> {
-    const names = await readdir(join(this.dir, id)).catch(() => [] as string[]);
-    return names.filter((name) => name !== 'lock');
   }
 }
 
