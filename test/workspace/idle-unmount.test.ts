@@ -110,6 +110,28 @@ test('a use that starts while its workspace is being unmounted waits and mounts 
   }, 0);
 });
 
+test('a listing under way keeps its workspace mounted to its end (no half listing)', async () => {
+  await withStore(async (store) => {
+    const workspace = await store.create();
+    for (let dir = 0; dir < 40; dir++)
+      for (let file = 0; file < 5; file++)
+        await workspace.write(`dir-${dir}/file-${file}.txt`, Buffer.from(`${dir}/${file}`));
+    let unmounts = 0;
+    for (let round = 0; round < 30; round++) {
+      // The walk opens and closes each directory in turn: between two, nothing holds the filesystem busy.
+      const [listed] = await Promise.all([
+        workspace.list(),
+        sleep(round % 6).then(async () => {
+          unmounts += await store.unmountIdle(0);
+        }),
+      ]);
+      assert.equal(listed.length, 200, `round ${round}: every file listed`);
+      unmounts += await store.unmountIdle(0); // the next listing mounts it again
+    }
+    assert.ok(unmounts > 0, 'the workspace was unmounted between listings');
+  }, 0);
+});
+
 test('an open file keeps its workspace mounted', async () => {
   await withStore(async (store, root) => {
     const workspace = await store.create();

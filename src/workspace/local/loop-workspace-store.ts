@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { mkdir, readdir, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { NotFoundError } from '../../errors/index.ts';
@@ -6,13 +5,11 @@ import { randomHex } from '../../ids/random-hex.ts';
 import { WorkspaceUnavailableError } from '../errors/workspace-unavailable-error.ts';
 import type { Workspace, WorkspaceStore } from '../workspace.ts';
 import { Ext4Images, unsupportedReason } from './ext4-images.ts';
-import { IdleMounts } from './idle-mounts.ts';
 import { ImageTemplate } from './image-template.ts';
 import { LeasedWorkspace } from './leased-workspace.ts';
 import { LocalWorkspace } from './local-workspace.ts';
-import { MountHolders } from './mount-holders.ts';
 import { PendingWorkspace } from './pending-workspace.ts';
-import { mountDevices, mountPoints } from './system-commands.ts';
+import { WorkspaceMounts } from './workspace-mounts.ts';
 
 export interface LoopWorkspaceOptions {
   /** Holds each workspace's image (`<id>.img`) and mount point (`<id>/`). */
@@ -73,13 +70,9 @@ const ID = /^ws-[0-9a-f]{24}$/;
  */
 export class LoopWorkspaceStore implements WorkspaceStore {
   readonly kind = 'loop-ext4';
-  /** Workspaces this process has mounted (or found mounted) and holds. */
-  private readonly mounted = new Set<string>();
+  private readonly mounts: WorkspaceMounts;
+  /** Workspaces being mounted (or made). */
   private readonly mounting = new Map<string, Promise<void>>();
-  /** Idle workspaces being unmounted: a use waits for it, then mounts again. */
-  private readonly unmounting = new Map<string, Promise<void>>();
-  private readonly holders: MountHolders;
-  private readonly idle: IdleMounts;
   private idleTimer: NodeJS.Timeout | undefined;
   /** Workspaces whose filesystem is being made. */
   private readonly creating = new Map<string, PendingWorkspace>();
@@ -104,8 +97,7 @@ export class LoopWorkspaceStore implements WorkspaceStore {
       scrub: (text) => text.replaceAll(options.root, '<workspaces>'),
     });
     this.template = new ImageTemplate(options.root, (image) => this.images.formatTemplate(image));
-    this.holders = new MountHolders(options.root);
-    this.idle = new IdleMounts(options.now ?? Date.now);
+    this.mounts = new WorkspaceMounts(options.root, this.images, options.now ?? Date.now, options.onError);
   }
 
   /** A store on `root`, or WorkspaceUnavailableError saying why this host cannot have one. */
@@ -116,7 +108,7 @@ export class LoopWorkspaceStore implements WorkspaceStore {
     const store = new LoopWorkspaceStore(options);
     const rehearsal = `ws-${randomHex(12)}`;
     await store.images.rehearse(store.imagePath(rehearsal), store.mountPath(rehearsal));
-    await store.releaseDeadHolders();
+    await store.mounts.releaseDeadHolders();
     if (!options.shared) {
       await store.destroyLeftoverSpares();
       await ImageTemplate.removeLeftovers(options.root);
@@ -240,7 +232,7 @@ export class LoopWorkspaceStore implements WorkspaceStore {
     try {
       const copied = await this.template.copyTo(image);
       if (!copied) await this.images.format(image);
-      await this.mountImage(id, true);
+      await this.mounts.mountNew(id, true);
       if (!copied) await this.images.removeLostFound(this.mountPath(id));
     } catch (error) {
       await this.removeImage(id).catch(() => {});
@@ -253,7 +245,7 @@ export class LoopWorkspaceStore implements WorkspaceStore {
     if (!ID.test(id)) throw new NotFoundError(`no workspace ${JSON.stringify(id)}`);
     const pending = this.creating.get(id);
     if (pending) return pending;
-    if (!this.mounted.has(id)) {
+    if (!this.mounts.has(id)) {
       let pending = this.mounting.get(id);
       if (!pending) {
         pending = this.ensureMounted(id).finally(() => this.mounting.delete(id));
@@ -267,18 +259,16 @@ export class LoopWorkspaceStore implements WorkspaceStore {
   async destroy(id: string): Promise<void> {
     if (!ID.test(id)) return;
     await this.mounting.get(id)?.catch(() => {});
-    await this.unmounting.get(id);
     await this.removeImage(id);
   }
 
   private async removeImage(id: string): Promise<void> {
-    await this.unmount(id);
+    await this.mounts.remove(id);
     await unlink(this.imagePath(id)).catch((error) => {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     });
     await rmdir(this.mountPath(id)).catch(() => {});
-    await this.holders.forget(id);
-    this.idle.forget(id);
+    await this.mounts.forget(id);
   }
 
   /**
@@ -288,105 +278,32 @@ export class LoopWorkspaceStore implements WorkspaceStore {
   async close(): Promise<void> {
     this.closed = true;
     if (this.idleTimer) clearInterval(this.idleTimer);
-    await Promise.allSettled([...this.mounting.values(), ...this.unmounting.values()]);
+    await Promise.allSettled([...this.mounting.values()]);
     const failures: unknown[] = [];
     for (const id of this.spares.splice(0)) await this.destroySpare(id);
     await this.template.remove().catch((error) => failures.push(error));
-    // The mount table is read once: once per workspace made stopping quadratic in their number.
-    const points = await mountPoints();
-    const held = [...this.mounted];
-    this.mounted.clear();
-    await Promise.all(
-      held.map((id) =>
-        this.releaseMount(id, points.has(this.mountPath(id)), true).catch((error) => failures.push(error)),
-      ),
-    );
+    failures.push(...(await this.mounts.releaseAll()));
     if (failures.length) throw failures[0];
-  }
-
-  /**
-   * Drops this process's hold of `id` and unmounts it when no other live process holds it.
-   * `lazy`: a busy filesystem is detached now and freed when the last user lets go (a stop);
-   * otherwise a busy one stays mounted and held (an idle unmount), and this returns false.
-   */
-  private releaseMount(id: string, mounted: boolean, lazy: boolean): Promise<boolean> {
-    return this.holders.locked(id, async () => {
-      if ((await this.holders.release(id)) || !mounted) return true;
-      if (lazy) {
-        await this.images.unmount(this.mountPath(id));
-        return true;
-      }
-      if (await this.images.tryUnmount(this.mountPath(id))) return true;
-      await this.holders.hold(id);
-      return false;
-    });
-  }
-
-  /**
-   * Mounts of workspaces whose holders all died (a killed server, a replica that crashed) are
-   * released at start: taken over on their next use, never left for the host to keep.
-   */
-  private async releaseDeadHolders(): Promise<void> {
-    const points = await mountPoints();
-    const ids = new Set(await this.holders.recorded());
-    for (const point of points) {
-      const id = point.startsWith(`${this.options.root}/`) ? point.slice(this.options.root.length + 1) : '';
-      if (ID.test(id)) ids.add(id);
-    }
-    for (const id of ids) {
-      await this.releaseMount(id, points.has(this.mountPath(id)), true);
-    }
   }
 
   /** Unmounts the workspaces nobody used for `idleMs` (and that no sandbox has attached). */
   async unmountIdle(idleMs: number): Promise<number> {
-    const candidates = this.idle
-      .idle(this.mounted, idleMs)
-      .filter((id) => !this.spares.includes(id) && !this.mounting.has(id) && !this.unmounting.has(id));
-    if (candidates.length === 0 || this.closed) return 0;
-    const devices = await mountDevices();
-    const attached = new Map<string, number>();
-    for (const device of devices.values()) attached.set(device, (attached.get(device) ?? 0) + 1);
-    let count = 0;
-    const work: Promise<void>[] = [];
-    for (const id of candidates) {
-      const device = devices.get(this.mountPath(id));
-      // Checked again after the await: a use that began meanwhile keeps it.
-      if (this.closed || this.idle.busy(id) || this.mounting.has(id) || !this.mounted.has(id)) continue;
-      // Bound into a sandbox's slot (one filesystem, two mount points): the sandbox still uses it.
-      if (device && (attached.get(device) ?? 0) > 1) continue;
-      this.mounted.delete(id);
-      const unmounting = this.releaseMount(id, device !== undefined, false)
-        .then(
-          (released) => {
-            if (released) count += 1;
-            else this.mounted.add(id);
-          },
-          (error) => {
-            this.mounted.add(id);
-            this.options.onError?.(error);
-          },
-        )
-        .finally(() => {
-          this.idle.touch(id);
-          this.unmounting.delete(id);
-        });
-      this.unmounting.set(id, unmounting);
-      work.push(unmounting);
-    }
-    await Promise.all(work);
-    return count;
+    if (this.closed) return 0;
+    return this.mounts.unmountIdle(
+      idleMs,
+      (id) => this.closed || this.spares.includes(id) || this.mounting.has(id),
+    );
   }
 
   /** Keeps `id` mounted (mounting it again if it was idle) while `work` runs. */
   private async use<T>(id: string, work: () => Promise<T>): Promise<T> {
-    this.idle.begin(id);
+    this.mounts.idle.begin(id);
     try {
-      await this.unmounting.get(id);
-      if (!this.mounted.has(id) && !this.creating.has(id)) await this.open(id);
+      await this.mounts.settled(id);
+      if (!this.mounts.has(id) && !this.creating.has(id)) await this.open(id);
       return await work();
     } finally {
-      this.idle.end(id);
+      this.mounts.idle.end(id);
     }
   }
 
@@ -401,11 +318,11 @@ export class LoopWorkspaceStore implements WorkspaceStore {
 
   /** How many workspaces this process has mounted (for status pages). */
   get mountedCount(): number {
-    return this.mounted.size;
+    return this.mounts.count;
   }
 
   private workspace(id: string): Workspace {
-    this.idle.touch(id);
+    this.mounts.idle.touch(id);
     return new LeasedWorkspace(new LocalWorkspace(id, this.mountPath(id), 'filesystem'), {
       use: (workspace, work) => this.use(workspace, work),
     });
@@ -416,47 +333,15 @@ export class LoopWorkspaceStore implements WorkspaceStore {
   }
 
   private imagePath(id: string): string {
-    return join(this.options.root, `${id}.img`);
+    return this.mounts.imagePath(id);
   }
 
   private mountPath(id: string): string {
-    return join(this.options.root, id);
+    return this.mounts.mountPath(id);
   }
 
   private async ensureMounted(id: string): Promise<void> {
     this.refuseWhenClosed();
-    if (!existsSync(this.imagePath(id))) throw new NotFoundError(`workspace ${id} no longer exists`);
-    await this.holders.locked(id, async () => {
-      await this.holders.hold(id);
-      // Mounted by a replica, or left by a server whose holders all died: still good.
-      if ((await mountPoints()).has(this.mountPath(id))) return;
-      try {
-        await this.images.mount(this.imagePath(id), this.mountPath(id), false);
-        await this.images.removeLostFound(this.mountPath(id));
-      } catch (error) {
-        await this.holders.release(id);
-        throw error;
-      }
-    });
-    this.mounted.add(id);
-    this.idle.touch(id);
-  }
-
-  /** `fresh`: an image nobody else knows yet (see Ext4Images.mount). */
-  private async mountImage(id: string, fresh: boolean): Promise<void> {
-    await this.holders.locked(id, async () => {
-      await this.holders.hold(id);
-      await this.images.mount(this.imagePath(id), this.mountPath(id), fresh);
-    });
-    this.mounted.add(id);
-    this.idle.touch(id);
-  }
-
-  private async unmount(id: string): Promise<void> {
-    const point = this.mountPath(id);
-    this.mounted.delete(id);
-    await this.holders.locked(id, async () => {
-      if ((await mountPoints()).has(point)) await this.images.unmount(point);
-    });
+    await this.mounts.mountExisting(id);
   }
 }
