@@ -36,6 +36,10 @@ export class LeasedWorkspace implements Workspace {
     return this.lease.use(this.id, () => this.inner.ready());
   }
 
+  keepMounted<T>(work: () => Promise<T>): Promise<T> {
+    return this.lease.use(this.id, () => this.inner.keepMounted(work));
+  }
+
   list(options?: ListOptions): Promise<WorkspaceEntry[]> {
     return this.lease.use(this.id, () => this.inner.list(options));
   }
