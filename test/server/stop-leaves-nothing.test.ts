@@ -121,9 +121,12 @@ const modelEnv = (model: ScriptedModel) => ({
   ANALYST_MODEL_PROTOCOL: 'deepanalyze',
 });
 
-test('kill -9 mid-run, restart, clean stop: nothing of the data directory stays', async () => {
+async function killRestartStop(database?: TestDatabase): Promise<void> {
   await withDataDir(async (dataDir, model, started) => {
-    const first = await startReplica(dataDir, modelEnv(model));
+    const env = database
+      ? { ...modelEnv(model), ANALYST_DATABASE_URL: database.url, ANALYST_RUN_LEASE_MS: '3000' }
+      : modelEnv(model);
+    const first = await startReplica(dataDir, env);
     started.push(first);
     const threads = [await newThread(first), await newThread(first), await newThread(first)];
     for (const thread of threads) await startRun(first, thread, 'Wait forever');
@@ -131,7 +134,7 @@ test('kill -9 mid-run, restart, clean stop: nothing of the data directory stays'
     assert.ok((await mountsUnder(dataDir)).length >= 3, 'the runs have their workspaces mounted');
     await first.kill();
     // The killed server's sandboxes lose their host and go; its mounts stay until someone frees them.
-    const second = await startReplica(dataDir, modelEnv(model));
+    const second = await startReplica(dataDir, env);
     started.push(second);
     // The restarted server still serves every thread's files (its workspace is taken over).
     for (const thread of threads) {
@@ -146,11 +149,22 @@ test('kill -9 mid-run, restart, clean stop: nothing of the data directory stays'
     );
     assert.deepEqual(await leftovers(dataDir, started), nothingLeft);
   });
-});
+}
+
+test('kill -9 mid-run, restart, clean stop: nothing of the data directory stays', () => killRestartStop());
 
 describe('on PostgreSQL', {
   skip: TEST_DATABASE_URL ? false : 'no PostgreSQL server (ANALYST_TEST_DATABASE_URL); npm test starts one',
 }, () => {
+  test('kill -9 mid-run, restart, clean stop: nothing of the data directory stays', async () => {
+    const database = await freshDatabase();
+    try {
+      await killRestartStop(database);
+    } finally {
+      await database.drop();
+    }
+  });
+
   test('two replicas on one data directory, a run followed from the other, both stopped: nothing stays', async () => {
     const database: TestDatabase = await freshDatabase();
     try {

@@ -109,10 +109,8 @@ export class LoopWorkspaceStore implements WorkspaceStore {
     const rehearsal = `ws-${randomHex(12)}`;
     await store.images.rehearse(store.imagePath(rehearsal), store.mountPath(rehearsal));
     await store.mounts.releaseDeadHolders();
-    if (!options.shared) {
-      await store.destroyLeftoverSpares();
-      await ImageTemplate.removeLeftovers(options.root);
-    }
+    if (!options.shared) await store.destroyLeftoverSpares();
+    await ImageTemplate.removeLeftovers(options.root);
     store.refillSpares();
     const idleMs = options.idleUnmountMs ?? 0;
     if (idleMs > 0) {
