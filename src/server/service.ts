@@ -51,7 +51,7 @@ export interface Service {
  * On PostgreSQL the service may be one of several replicas sharing the database and the
  * data directory (docs/scale-out.md): its runs hold leases, it follows and cancels the
  * others' runs through the store, marks the runs of replicas that died as interrupted and
- * reaps their containers, and leaves shared workspaces mounted when it stops.
+ * reaps their containers, and unmounts at its stop only the workspaces no other live replica holds.
  *
  * Workspaces are loop-mounted filesystems (safe while a cell changes them). A host that
  * cannot have those (not root, no loop devices) still serves, but runs no session cells —
