@@ -29,6 +29,7 @@ import type { ServerConfig } from './config.ts';
 import type { AppDeps } from './deps.ts';
 import { KeyLimiter } from './limits/key-limiter.ts';
 import { limitedSandbox } from './limits/limited-sandbox.ts';
+import { runEvery } from './run-every.ts';
 import { FileStorage } from './services/file-storage.ts';
 import { ThreadService } from './services/thread-service.ts';
 
@@ -194,19 +195,6 @@ export async function createService(
     },
   };
   return service;
-}
-
-/** Runs each step in turn, whether or not an earlier one failed; throws the first failure. */
-async function runEvery(steps: Array<() => Promise<unknown>>): Promise<void> {
-  const failures: unknown[] = [];
-  for (const step of steps) {
-    try {
-      await step();
-    } catch (error) {
-      failures.push(error);
-    }
-  }
-  if (failures.length) throw failures[0];
 }
 
 /**
