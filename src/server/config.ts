@@ -44,6 +44,11 @@ export interface ServerConfig {
   workspaceQuota: { bytes: number; files: number };
   /** Workspaces made ahead of demand for new threads (ANALYST_WORKSPACE_SPARES). Default 2. */
   workspaceSpares: number;
+  /**
+   * A workspace not used for this long is unmounted (its loop device freed) and mounted again
+   * on its next use (ANALYST_WORKSPACE_IDLE_UNMOUNT_MS); 0 never. Default 60,000 ms.
+   */
+  workspaceIdleUnmountMs: number;
   /** Image bytes one report may embed (by apparent size); beyond it images are linked. Default 20 MiB. */
   reportImageBytes: number;
   /**
@@ -132,6 +137,13 @@ export function loadServerConfig(flags: ServeFlags, env: Record<string, string |
     logLevel: env.ANALYST_LOG_LEVEL ?? 'info',
     sandbox: switchOf(env.ANALYST_SANDBOX, 'ANALYST_SANDBOX'),
     workspaceSpares: integer(env.ANALYST_WORKSPACE_SPARES, 'ANALYST_WORKSPACE_SPARES', 2, 0, 64),
+    workspaceIdleUnmountMs: integer(
+      env.ANALYST_WORKSPACE_IDLE_UNMOUNT_MS,
+      'ANALYST_WORKSPACE_IDLE_UNMOUNT_MS',
+      60_000,
+      0,
+      7 * 24 * 3600_000,
+    ),
     workspaceQuota: {
       bytes: integer(
         env.ANALYST_WORKSPACE_QUOTA_BYTES,

@@ -30,6 +30,7 @@ import type { ServerConfig } from './config.ts';
 import type { AppDeps } from './deps.ts';
 import { KeyLimiter } from './limits/key-limiter.ts';
 import { KeyRunPolicy } from './limits/run-policy.ts';
+import { runEvery } from './run-every.ts';
 import { ServerRunMonitor } from './run-monitor.ts';
 import { FileStorage } from './services/file-storage.ts';
 
@@ -52,7 +53,7 @@ export interface Service {
  * On PostgreSQL the service may be one of several replicas sharing the database and the
  * data directory (docs/scale-out.md): its runs hold leases, it follows and cancels the
  * others' runs through the store, marks the runs of replicas that died as interrupted and
- * reaps their containers, and leaves shared workspaces mounted when it stops.
+ * reaps their containers, and unmounts at its stop only the workspaces no other live replica holds.
  *
  * Workspaces are loop-mounted filesystems (safe while a cell changes them). A host that
  * cannot have those (not root, no loop devices) still serves, but runs no session cells —
@@ -167,15 +168,17 @@ export async function createService(
       return service.url;
     },
     close() {
-      closing ??= (async () => {
-        closeAcceptHandles();
-        await runs.shutdown();
-        await app.close();
-        await sandbox.close();
-        await workspaces.close();
-        await store.close();
-        await deps.connections.close();
-      })();
+      // Every step runs whichever fails before it (a database gone away must not leave
+      // sandboxes, slot binds or mounts behind); the first failure is thrown at the end.
+      closing ??= runEvery([
+        async () => closeAcceptHandles(),
+        () => runs.shutdown(),
+        () => app.close(),
+        () => sandbox.close(),
+        () => workspaces.close(),
+        () => store.close(),
+        () => deps.connections.close(),
+      ]);
       return closing;
     },
   };
@@ -237,6 +240,7 @@ async function openWorkspaces(
       quotaFiles: config.workspaceQuota.files,
       shared,
       spares: config.workspaceSpares,
+      idleUnmountMs: config.workspaceIdleUnmountMs,
       quiet,
       onError,
     });

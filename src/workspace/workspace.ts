@@ -97,6 +97,12 @@ export interface Workspace {
    * thread's first answer need not wait for a filesystem. Every other method waits for it.
    */
   ready(): Promise<void>;
+  /**
+   * Runs `work` with the workspace ready and its filesystem kept in place meanwhile (a store
+   * may unmount idle workspaces, docs/spec.md#workspace-mounts): the sandbox binds `mount()`
+   * into a container inside it, and the bind then keeps it mounted.
+   */
+  keepMounted<T>(work: () => Promise<T>): Promise<T>;
 }
 
 /** Where workspaces are made, found again and destroyed. */

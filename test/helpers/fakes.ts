@@ -145,6 +145,7 @@ export const EMPTY_WORKSPACE: Workspace = {
   usage: async () => ({ bytes: 0, files: 0, quotaBytes: null, quotaFiles: null }),
   mount: () => ({ kind: 'host-directory', path: '/nonexistent' }),
   ready: async () => {},
+  keepMounted: (work) => work(),
 };
 
 function result(

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Mounts whose mount point is under `dir` (from /proc/self/mountinfo). */
 export async function mountsUnder(dir: string): Promise<Array<{ point: string; options: string[] }>> {
@@ -19,4 +19,19 @@ export async function unmountUnder(dir: string): Promise<void> {
       // already gone
     }
   }
+}
+
+/** Loop devices whose backing file is under `dir` (from /sys/block/loop*). */
+export function loopDevicesUnder(dir: string): string[] {
+  const devices: string[] = [];
+  for (const name of readdirSync('/sys/block').filter((n) => n.startsWith('loop'))) {
+    let backing = '';
+    try {
+      backing = readFileSync(`/sys/block/${name}/loop/backing_file`, 'utf8').trim();
+    } catch {
+      continue; // not attached
+    }
+    if (backing.startsWith(`${dir}/`)) devices.push(`/dev/${name}`);
+  }
+  return devices;
 }

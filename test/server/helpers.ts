@@ -99,7 +99,7 @@ export async function startTestServer(
       await service.close();
       await scripted?.close();
       await database?.drop();
-      if (database && !options.dataDir) await unmountUnder(dataDir); // a server on a shared store leaves its mounts
+      if (database && !options.dataDir) await unmountUnder(dataDir); // in case a test left a replica holding them
       if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });
     },
   };

@@ -257,12 +257,16 @@ describe('loop workspaces copied from one formatted template', () => {
     }
   });
 
-  test('a template a killed process left is removed at start', async () => {
+  test('a template a killed process left is removed at start, a live one’s stays', async () => {
     const root = await mkdtemp(join(tmpdir(), 'analyst-ws-template-'));
-    await writeFile(join(root, '.template-1-abc.img'), 'left behind');
+    // Named after a process that has exited; a live process's template (this one's) stays.
+    const dead = spawnSync('true').pid;
+    await writeFile(join(root, `.template-${dead}-abc.img`), 'left behind');
+    await writeFile(join(root, `.template-${process.pid}-abc.img`), 'a live replica’s');
     const store = await LoopWorkspaceStore.create({ root, quotaBytes: 16 * 1024 * 1024, quotaFiles: 2000 });
     try {
-      assert.ok(!existsSync(join(root, '.template-1-abc.img')));
+      assert.ok(!existsSync(join(root, `.template-${dead}-abc.img`)));
+      assert.ok(existsSync(join(root, `.template-${process.pid}-abc.img`)));
     } finally {
       await store.close();
       await rm(root, { recursive: true, force: true });

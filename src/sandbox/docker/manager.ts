@@ -219,6 +219,11 @@ export class DockerSandboxManager implements SandboxManager {
    * start and share the CPU with none (issue 32).
    */
   async start(): Promise<void> {
+    // A killed server's slots hold workspaces mounted: freed now, not when a session first needs a slot.
+    if (this.options.workspaces)
+      await WorkspaceSlots.removeLeftovers(join(this.runtimeDir, 'slots'), this.identity.instance).catch(
+        this.onError,
+      );
     try {
       await this.engine();
       await this.reap();

@@ -66,16 +66,18 @@ export class SessionContainers {
     if (current) this.deps.retire(current);
     session.container = undefined;
     await this.makeRoom(session);
-    await session.workspace.ready();
+    const workspace = session.workspace;
+    await workspace.ready();
     const slots = await this.deps.slots();
     if (!slots) {
-      session.container = await this.deps.start(session.id, session.workspace);
+      session.container = await workspace.keepMounted(() => this.deps.start(session.id, workspace));
       return session.container;
     }
     const warm = this.deps.takeWarm();
     const container = warm ?? (await this.deps.start(session.id, undefined));
     try {
-      await slots.attach(container.slot!, session.workspace.mount().path);
+      // Kept mounted until bound: a container start can outlast the idle time of a workspace.
+      await workspace.keepMounted(() => slots.attach(container.slot!, workspace.mount().path));
     } catch (error) {
       this.deps.retire(container);
       throw error;

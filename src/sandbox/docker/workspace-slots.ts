@@ -39,6 +39,17 @@ export class WorkspaceSlots {
     return new WorkspaceSlots(root, calls);
   }
 
+  /**
+   * Unmounts and removes the slots killed processes left under `parent` (their binds hold
+   * workspaces' filesystems and loop devices), except `self`'s. Where the host cannot mount,
+   * nothing.
+   */
+  static async removeLeftovers(parent: string, self: string): Promise<void> {
+    const umount = findProgram('umount');
+    if (process.platform !== 'linux' || process.getuid?.() !== 0 || !umount) return;
+    await removeStaleSlots(parent, self, umount);
+  }
+
   /** A new, empty slot directory for the container `name`. */
   async create(name: string): Promise<string> {
     const slot = join(this.root, name);

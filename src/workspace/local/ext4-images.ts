@@ -103,6 +103,16 @@ export class Ext4Images {
       );
   }
 
+  /** Unmounts `point` unless it is busy (an open file, a cell's process): then false, and it stays. */
+  async tryUnmount(point: string): Promise<boolean> {
+    const { error } = await hostHelper().unmount(point);
+    if (!error) return true;
+    if (/busy/i.test(error)) return false;
+    throw new WorkspaceUnavailableError(
+      `could not unmount workspace ${basename(point)}: ${this.options.scrub(error)}`,
+    );
+  }
+
   /** ext4's lost+found is only for fsck (which recreates it); cells need not see it. */
   async removeLostFound(point: string): Promise<void> {
     await rmdir(join(point, 'lost+found')).catch(() => {});

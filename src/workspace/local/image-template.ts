@@ -25,10 +25,12 @@ export class ImageTemplate {
     private readonly format: (image: string) => Promise<void>,
   ) {}
 
-  /** Templates a killed process left in `root` (never another live replica's: `shared` stores keep theirs). */
+  /** Templates killed processes left in `root` (named after their pid; a live replica's stays). */
   static async removeLeftovers(root: string): Promise<void> {
-    for (const name of await readdir(root))
-      if (name.startsWith(PREFIX)) await rm(join(root, name), { force: true });
+    for (const name of await readdir(root)) {
+      const pid = Number(/^\.template-(\d+)-/.exec(name)?.[1]);
+      if (name.startsWith(PREFIX) && !(pid && processAlive(pid))) await rm(join(root, name), { force: true });
+    }
   }
 
   /** Makes `image` as a copy of the template; false when there is none (the caller formats it). */
@@ -56,5 +58,14 @@ export class ImageTemplate {
       }
     })();
     return this.made;
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -146,6 +146,10 @@ export class LocalWorkspace implements Workspace {
 
   async ready(): Promise<void> {}
 
+  keepMounted<T>(work: () => Promise<T>): Promise<T> {
+    return work();
+  }
+
   /**
    * Writes to a partial file beside the target and renames it into place: a listing or a
    * reader meanwhile sees the old file whole (never a truncated one, issue 31), and a write

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { mkdir, readdir, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { NotFoundError } from '../../errors/index.ts';
@@ -7,9 +6,10 @@ import { WorkspaceUnavailableError } from '../errors/workspace-unavailable-error
 import type { Workspace, WorkspaceStore } from '../workspace.ts';
 import { Ext4Images, unsupportedReason } from './ext4-images.ts';
 import { ImageTemplate } from './image-template.ts';
+import { LeasedWorkspace } from './leased-workspace.ts';
 import { LocalWorkspace } from './local-workspace.ts';
 import { PendingWorkspace } from './pending-workspace.ts';
-import { mountPoints } from './system-commands.ts';
+import { WorkspaceMounts } from './workspace-mounts.ts';
 
 export interface LoopWorkspaceOptions {
   /** Holds each workspace's image (`<id>.img`) and mount point (`<id>/`). */
@@ -19,10 +19,18 @@ export interface LoopWorkspaceOptions {
   /** File (inode) quota of a new workspace. Default 200,000. */
   quotaFiles?: number;
   /**
-   * Other server processes (replicas on this host) use the same workspaces: `close()` then
-   * leaves them mounted, for those processes and for this one's successor. Default false.
+   * Other server processes (replicas on this host) use the same workspaces: each mount has a
+   * holder record per process, and `close()` unmounts only what no other live process holds.
+   * Default false.
    */
   shared?: boolean;
+  /**
+   * A workspace nobody used for this long is unmounted (its loop device freed) and mounted
+   * again on its next use (ANALYST_WORKSPACE_IDLE_UNMOUNT_MS). 0: never. Default 0.
+   */
+  idleUnmountMs?: number;
+  /** The clock idle times are measured with. Default Date.now. */
+  now?: () => number;
   /**
    * Workspaces made ahead of demand, so a new thread's first cell does not wait for mkfs and
    * mount. Each is marked on disk (`<id>.spare`) until it is handed out: the markers a dead
@@ -62,8 +70,10 @@ const ID = /^ws-[0-9a-f]{24}$/;
  */
 export class LoopWorkspaceStore implements WorkspaceStore {
   readonly kind = 'loop-ext4';
-  private readonly mounted = new Set<string>();
+  private readonly mounts: WorkspaceMounts;
+  /** Workspaces being mounted (or made). */
   private readonly mounting = new Map<string, Promise<void>>();
+  private idleTimer: NodeJS.Timeout | undefined;
   /** Workspaces whose filesystem is being made. */
   private readonly creating = new Map<string, PendingWorkspace>();
   /** Spare workspaces, mounted and ready to hand out, and how many are being made. */
@@ -87,6 +97,7 @@ export class LoopWorkspaceStore implements WorkspaceStore {
       scrub: (text) => text.replaceAll(options.root, '<workspaces>'),
     });
     this.template = new ImageTemplate(options.root, (image) => this.images.formatTemplate(image));
+    this.mounts = new WorkspaceMounts(options.root, this.images, options.now ?? Date.now, options.onError);
   }
 
   /** A store on `root`, or WorkspaceUnavailableError saying why this host cannot have one. */
@@ -97,11 +108,18 @@ export class LoopWorkspaceStore implements WorkspaceStore {
     const store = new LoopWorkspaceStore(options);
     const rehearsal = `ws-${randomHex(12)}`;
     await store.images.rehearse(store.imagePath(rehearsal), store.mountPath(rehearsal));
-    if (!options.shared) {
-      await store.destroyLeftoverSpares();
-      await ImageTemplate.removeLeftovers(options.root);
-    }
+    await store.mounts.releaseDeadHolders();
+    if (!options.shared) await store.destroyLeftoverSpares();
+    await ImageTemplate.removeLeftovers(options.root);
     store.refillSpares();
+    const idleMs = options.idleUnmountMs ?? 0;
+    if (idleMs > 0) {
+      store.idleTimer = setInterval(
+        () => void store.unmountIdle(idleMs).catch((error) => options.onError?.(error)),
+        Math.min(30_000, Math.max(100, Math.floor(idleMs / 4))),
+      );
+      store.idleTimer.unref();
+    }
     return store;
   }
 
@@ -212,7 +230,7 @@ export class LoopWorkspaceStore implements WorkspaceStore {
     try {
       const copied = await this.template.copyTo(image);
       if (!copied) await this.images.format(image);
-      await this.mountImage(id, true);
+      await this.mounts.mountNew(id, true);
       if (!copied) await this.images.removeLostFound(this.mountPath(id));
     } catch (error) {
       await this.removeImage(id).catch(() => {});
@@ -225,7 +243,7 @@ export class LoopWorkspaceStore implements WorkspaceStore {
     if (!ID.test(id)) throw new NotFoundError(`no workspace ${JSON.stringify(id)}`);
     const pending = this.creating.get(id);
     if (pending) return pending;
-    if (!this.mounted.has(id)) {
+    if (!this.mounts.has(id)) {
       let pending = this.mounting.get(id);
       if (!pending) {
         pending = this.ensureMounted(id).finally(() => this.mounting.delete(id));
@@ -243,30 +261,48 @@ export class LoopWorkspaceStore implements WorkspaceStore {
   }
 
   private async removeImage(id: string): Promise<void> {
-    await this.unmount(id);
+    await this.mounts.remove(id);
     await unlink(this.imagePath(id)).catch((error) => {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     });
     await rmdir(this.mountPath(id)).catch(() => {});
+    await this.mounts.forget(id);
   }
 
+  /**
+   * Unmounts what this process holds and no other live process does (replicas keep theirs).
+   * Every workspace is tried, whichever fails: the first failure is thrown after the others.
+   */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.idleTimer) clearInterval(this.idleTimer);
     await Promise.allSettled([...this.mounting.values()]);
+    const failures: unknown[] = [];
     for (const id of this.spares.splice(0)) await this.destroySpare(id);
-    await this.template.remove();
-    if (this.options.shared) {
-      this.mounted.clear();
-      return;
-    }
-    // The mount table is read once: once per workspace made stopping quadratic in their number.
-    const points = await mountPoints();
-    await Promise.all(
-      [...this.mounted].map(async (id) => {
-        this.mounted.delete(id);
-        if (points.has(this.mountPath(id))) await this.images.unmount(this.mountPath(id)).catch(() => {});
-      }),
+    await this.template.remove().catch((error) => failures.push(error));
+    failures.push(...(await this.mounts.releaseAll()));
+    if (failures.length) throw failures[0];
+  }
+
+  /** Unmounts the workspaces nobody used for `idleMs` (and that no sandbox has attached). */
+  async unmountIdle(idleMs: number): Promise<number> {
+    if (this.closed) return 0;
+    return this.mounts.unmountIdle(
+      idleMs,
+      (id) => this.closed || this.spares.includes(id) || this.mounting.has(id),
     );
+  }
+
+  /** Keeps `id` mounted (mounting it again if it was idle) while `work` runs. */
+  private async use<T>(id: string, work: () => Promise<T>): Promise<T> {
+    this.mounts.idle.begin(id);
+    try {
+      await this.mounts.settled(id);
+      if (!this.mounts.has(id) && !this.creating.has(id)) await this.open(id);
+      return await work();
+    } finally {
+      this.mounts.idle.end(id);
+    }
   }
 
   /**
@@ -280,11 +316,14 @@ export class LoopWorkspaceStore implements WorkspaceStore {
 
   /** How many workspaces this process has mounted (for status pages). */
   get mountedCount(): number {
-    return this.mounted.size;
+    return this.mounts.count;
   }
 
   private workspace(id: string): Workspace {
-    return new LocalWorkspace(id, this.mountPath(id), 'filesystem');
+    this.mounts.idle.touch(id);
+    return new LeasedWorkspace(new LocalWorkspace(id, this.mountPath(id), 'filesystem'), {
+      use: (workspace, work) => this.use(workspace, work),
+    });
   }
 
   private spareMarker(id: string): string {
@@ -292,39 +331,15 @@ export class LoopWorkspaceStore implements WorkspaceStore {
   }
 
   private imagePath(id: string): string {
-    return join(this.options.root, `${id}.img`);
+    return this.mounts.imagePath(id);
   }
 
   private mountPath(id: string): string {
-    return join(this.options.root, id);
+    return this.mounts.mountPath(id);
   }
 
   private async ensureMounted(id: string): Promise<void> {
     this.refuseWhenClosed();
-    if ((await mountPoints()).has(this.mountPath(id))) {
-      this.mounted.add(id); // mounted by an earlier server process; still good
-      return;
-    }
-    if (!existsSync(this.imagePath(id))) throw new NotFoundError(`workspace ${id} no longer exists`);
-    try {
-      await this.mountImage(id, false);
-      await this.images.removeLostFound(this.mountPath(id));
-    } catch (error) {
-      // Another process (a replica) mounted it at the same moment: mount refuses a second one.
-      if (!(await mountPoints()).has(this.mountPath(id))) throw error;
-      this.mounted.add(id);
-    }
-  }
-
-  /** `fresh`: an image nobody else knows yet (see Ext4Images.mount). */
-  private async mountImage(id: string, fresh: boolean): Promise<void> {
-    await this.images.mount(this.imagePath(id), this.mountPath(id), fresh);
-    this.mounted.add(id);
-  }
-
-  private async unmount(id: string): Promise<void> {
-    const point = this.mountPath(id);
-    this.mounted.delete(id);
-    if ((await mountPoints()).has(point)) await this.images.unmount(point);
+    await this.mounts.mountExisting(id);
   }
 }

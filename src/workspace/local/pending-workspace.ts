@@ -44,6 +44,10 @@ export class PendingWorkspace implements Workspace {
     await this.making;
   }
 
+  async keepMounted<T>(work: () => Promise<T>): Promise<T> {
+    return (await this.making).keepMounted(work);
+  }
+
   async list(options?: ListOptions): Promise<WorkspaceEntry[]> {
     if (this.untouched && !this.made) return this.failIfBroken([]);
     return (await this.making).list(options);

@@ -70,17 +70,28 @@ export function spawnHere(program: string, args: string[], timeoutMs: number): P
 
 /** Mount points of this process's mount namespace (decoded from /proc/self/mountinfo). */
 export async function mountPoints(): Promise<Set<string>> {
+  return new Set((await mountDevices()).keys());
+}
+
+/**
+ * Each mount point of this process's mount namespace with its device (`major:minor`): two
+ * points with one device are one filesystem mounted twice (a workspace and its bind into a
+ * sandbox's slot).
+ */
+export async function mountDevices(): Promise<Map<string, string>> {
   const text = await readFile('/proc/self/mountinfo', 'utf8').catch(() => '');
-  const points = new Set<string>();
+  const points = new Map<string, string>();
   // Called for each workspace mounted or unmounted, with hundreds of mounts in the table:
   // a mount point is decoded only when it has an escape.
   for (const line of text.split('\n')) {
-    const field = line.split(' ', 5)[4];
+    const fields = line.split(' ', 5);
+    const field = fields[4];
     if (!field) continue;
-    points.add(
+    points.set(
       field.includes('\\')
         ? field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8)))
         : field,
+      fields[2] ?? '',
     );
   }
   return points;
