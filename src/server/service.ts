@@ -31,6 +31,7 @@ import { KeyLimiter } from './limits/key-limiter.ts';
 import { limitedSandbox } from './limits/limited-sandbox.ts';
 import { FileStorage } from './services/file-storage.ts';
 import { ThreadService } from './services/thread-service.ts';
+import { WorkspaceExports } from './services/zip-export.ts';
 
 export interface Service {
   app: FastifyInstance;
@@ -156,6 +157,7 @@ export async function createService(
     threads,
     runs,
     reports,
+    exports: new WorkspaceExports(),
     limits,
     connections: new ConnectionRegistry(config.connections),
   };
