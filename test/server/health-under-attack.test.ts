@@ -3,6 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { probeHealth, quantile } from '../helpers/health-prober.ts';
+import { loadFromThread } from '../helpers/load-thread.ts';
 import { json, startTestServer, type TestServer } from './helpers.ts';
 
 /**
@@ -21,26 +23,6 @@ const WIDTH = 4000;
 
 let server: TestServer;
 let thread: string;
-
-/** `/health` answer times in ms, polled every 20 ms until `stop` settles. */
-async function healthTimes(stop: Promise<unknown>): Promise<number[]> {
-  let done = false;
-  void stop.finally(() => (done = true));
-  const times: number[] = [];
-  while (!done) {
-    const started = performance.now();
-    const response = await server.fetch('/health');
-    await response.text();
-    times.push(performance.now() - started);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return times;
-}
-
-function p95(times: number[]): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))]!;
-}
 
 before(async () => {
   server = await startTestServer();
@@ -80,48 +62,39 @@ test('/health stays fast while 24 MB previews and exports run, round after round
   assert.equal(page.rows.length, LINES);
   assert.equal(page.rows[LINES - 1]![0], '\x01'.repeat(WIDTH));
   const pageBytes = Buffer.byteLength(body);
-  const idle = await healthTimes(new Promise((r) => setTimeout(r, 2000)));
-  let previews = 0;
-  let exports = 0;
-  const attackMs = 8000;
-  const until = Date.now() + attackMs;
-  const preview = async () => {
-    while (Date.now() < until) {
-      const response = await server.fetch(`/v1/threads/${thread}/preview/ctrl.txt?limit=${LINES}`);
-      assert.equal(response.status, 200, (await response.clone().text()).slice(0, 500));
-      // Checked in full before the attack, by its length now: this process is the server
-      // too, and its own parsing of 24 MB would be counted against /health.
-      assert.equal((await response.arrayBuffer()).byteLength, pageBytes);
-      previews++;
-    }
-  };
-  const exportZip = async () => {
-    while (Date.now() < until) {
-      const response = await server.fetch(`/v1/threads/${thread}/export`);
-      assert.equal(response.status, 200);
-      const bytes = (await response.arrayBuffer()).byteLength;
-      assert.ok(bytes > 32 * MiB, `${bytes} bytes`);
-      exports++;
-    }
-  };
-  const attack = Promise.all([preview(), preview(), exportZip(), exportZip()]);
-  const attacked = await healthTimes(attack);
-  await attack;
-  assert.ok(previews >= 2, `${previews} previews made: the attack did not run`);
-  assert.ok(exports >= 1, `${exports} exports made: the attack did not run`);
-  const bound = Math.max(100, 3 * p95(idle));
+  const idleProbe = await probeHealth(server.url);
+  await new Promise((r) => setTimeout(r, 2000));
+  const idle = await idleProbe.stop();
+  const probe = await probeHealth(server.url);
+  const [previews, exports] = await loadFromThread(
+    server.url,
+    [
+      { path: `/v1/threads/${thread}/preview/ctrl.txt?limit=${LINES}`, concurrency: 2 },
+      { path: `/v1/threads/${thread}/export`, concurrency: 2 },
+    ],
+    8000,
+  );
+  const attacked = await probe.stop();
+  // Checked in full before the attack, by their sizes now.
+  assert.deepEqual(previews!.statuses, { 200: previews!.answers });
+  assert.ok(previews!.bodyBytes.every((bytes) => bytes === pageBytes));
+  assert.ok(previews!.answers >= 2, `${previews!.answers} previews made: the attack did not run`);
+  assert.deepEqual(exports!.statuses, { 200: exports!.answers });
+  assert.ok(exports!.bodyBytes.every((bytes) => bytes > 32 * MiB));
+  assert.ok(exports!.answers >= 1, `${exports!.answers} exports made: the attack did not run`);
+  const bound = Math.max(100, 3 * quantile(idle, 0.95));
   console.log(
     JSON.stringify({
-      idleP95: p95(idle),
-      attackP95: p95(attacked),
+      idleP95: quantile(idle, 0.95),
+      attackP95: quantile(attacked, 0.95),
       max: Math.max(...attacked),
-      previews,
-      exports,
+      previews: previews!.answers,
+      exports: exports!.answers,
     }),
   );
   assert.ok(
-    p95(attacked) <= bound,
-    `/health p95 ${p95(attacked).toFixed(0)} ms under attack (max ${Math.max(...attacked).toFixed(0)} ms, ` +
-      `${attacked.length} answers), bound ${bound.toFixed(0)} ms (idle p95 ${p95(idle).toFixed(0)} ms)`,
+    quantile(attacked, 0.95) <= bound,
+    `/health p95 ${quantile(attacked, 0.95).toFixed(0)} ms under attack (max ${Math.max(...attacked).toFixed(0)} ms, ` +
+      `${attacked.length} answers), bound ${bound.toFixed(0)} ms (idle p95 ${quantile(idle, 0.95).toFixed(0)} ms)`,
   );
 });
