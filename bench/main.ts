@@ -10,7 +10,11 @@ const suites: Record<string, () => Promise<void>> = {
   eval: async () => (await import('./eval.ts')).runEvalBench(),
   ui: async () => (await import('./ui.ts')).runUiBench(),
   grounding: async () => (await import('./grounding.ts')).runGroundingBench(),
-  soak: async () => (await import('./soak.ts')).runSoakBench(),
+  soak: async () => {
+    await (await import('./soak.ts')).runSoakBench();
+    await (await import('./soak-attacks.ts')).runAttackSoakBench();
+  },
+  'soak-attacks': async () => (await import('./soak-attacks.ts')).runAttackSoakBench(),
   data: async () => (await import('./data.ts')).runDataBench(),
   'new-thread': async () => (await import('./new-thread.ts')).runNewThreadBench(),
 };

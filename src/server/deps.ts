@@ -9,6 +9,7 @@ import type { WorkspaceStore } from '../workspace/workspace.ts';
 import type { ServerConfig } from './config.ts';
 import type { KeyLimiter } from './limits/key-limiter.ts';
 import type { FileStorage } from './services/file-storage.ts';
+import type { WorkspaceExports } from './services/zip-export.ts';
 
 /** What the routes use; built once by `createService`, injected so tests can build their own. */
 export interface AppDeps {
@@ -21,6 +22,8 @@ export interface AppDeps {
   threads: ThreadService;
   runs: RunService;
   reports: ReportService;
+  /** ZIP exports of workspaces, pooled fairly by key. */
+  exports: WorkspaceExports;
   limits: KeyLimiter;
   /** The operator's database connections (ANALYST_CONNECTIONS_FILE). */
   connections: ConnectionRegistry;

@@ -33,6 +33,7 @@ import { KeyRunPolicy } from './limits/run-policy.ts';
 import { runEvery } from './run-every.ts';
 import { ServerRunMonitor } from './run-monitor.ts';
 import { FileStorage } from './services/file-storage.ts';
+import { WorkspaceExports } from './services/zip-export.ts';
 
 export interface Service {
   app: FastifyInstance;
@@ -144,6 +145,7 @@ export async function createService(
     threads,
     runs,
     reports,
+    exports: new WorkspaceExports(),
     limits,
     connections: new ConnectionRegistry(config.connections),
   };

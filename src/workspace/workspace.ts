@@ -21,6 +21,12 @@ export interface WorkspaceEntry {
   kind: WorkspaceEntryKind;
   /** Apparent size in bytes (a sparse file counts its full length); 0 for directories. */
   bytes: number;
+  /**
+   * Bytes the file occupies on its filesystem (st_blocks × 512), where the store knows it: a
+   * sparse file's holes take none, so `bytes - allocatedBytes` is what it claims beyond what
+   * it holds. Absent for directories and for stores that cannot tell.
+   */
+  allocatedBytes?: number;
   modifiedAt: Date;
 }
 

@@ -1,3 +1,5 @@
+import type { ReadAnswer } from './answer-reading.ts';
+
 /** Messages between the server's preview processes (`preview-processes.ts`) and its launcher thread. */
 
 export interface LaunchSettings {
@@ -18,7 +20,8 @@ export type FromLauncher =
       id: number;
       code: number | null;
       signal: string | null;
-      answer: string;
+      /** The answer, read and checked in the launcher thread (`answer-reading.ts`); absent when too big. */
+      answer?: ReadAnswer;
       answerTooBig: boolean;
       stderr: string;
       spawnError?: string;

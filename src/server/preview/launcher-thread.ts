@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { parentPort, workerData } from 'node:worker_threads';
+import { readAnswer } from './answer-reading.ts';
 import type { FromLauncher, LaunchSettings, ToLauncher } from './launcher-protocol.ts';
 
 /**
@@ -48,17 +49,23 @@ function run(id: number, job: string): void {
     spawnError = error.message;
   });
   child.once('close', (code, signal) => {
-    const answer = answerTooBig ? '' : Buffer.concat(out).toString('utf8');
-    port.postMessage({
-      type: 'ended',
-      id,
-      code,
-      signal,
-      answer,
-      answerTooBig,
-      stderr,
-      ...(spawnError ? { spawnError } : {}),
-    } satisfies FromLauncher);
+    // Read here, off the server's event loop; the page's bytes are moved, not copied.
+    const answer = answerTooBig || code !== 0 ? undefined : readAnswer(Buffer.concat(out).toString('utf8'));
+    out.length = 0;
+    const page = answer?.valid && answer.ok ? answer.pageJson : undefined;
+    port.postMessage(
+      {
+        type: 'ended',
+        id,
+        code,
+        signal,
+        ...(answer ? { answer } : {}),
+        answerTooBig,
+        stderr,
+        ...(spawnError ? { spawnError } : {}),
+      } satisfies FromLauncher,
+      page ? [page.buffer as ArrayBuffer] : [],
+    );
   });
   if (child.pid !== undefined)
     port.postMessage({ type: 'started', id, pid: child.pid } satisfies FromLauncher);

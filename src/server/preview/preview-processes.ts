@@ -5,8 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { abortError } from '../../errors/abort.ts';
 import { InvalidInputError } from '../../errors/index.ts';
+import type { ReadAnswer } from './answer-reading.ts';
 import type { FromLauncher, LaunchSettings, ToLauncher } from './launcher-protocol.ts';
-import { type PreviewAnswer, PreviewAnswerSchema, type PreviewJob } from './preview-job.ts';
+import type { PreviewJob } from './preview-job.ts';
 import { MAX_SQLITE_BYTES } from './sqlite.ts';
 
 export interface PreviewProcessOptions {
@@ -28,10 +29,13 @@ export interface PreviewProcessOptions {
 const CHILD = fileURLToPath(new URL('./preview-child.mjs', import.meta.url));
 const LAUNCHER = new URL('./launcher-thread.mjs', import.meta.url);
 
+/** A job's answer: its page as JSON bytes to send as they are, and what the server keeps. */
+export type JobAnswer = Extract<ReadAnswer, { ok: true }>;
+
 interface Ended {
   code: number | null;
   signal: string | null;
-  answer: string;
+  answer?: ReadAnswer;
   answerTooBig: boolean;
   stderr: string;
   spawnError?: string;
@@ -74,10 +78,7 @@ export class PreviewProcesses {
     process.once('exit', this.onExit);
   }
 
-  async run(
-    job: Omit<PreviewJob, 'scratchDir'>,
-    abortSignal?: AbortSignal,
-  ): Promise<Extract<PreviewAnswer, { ok: true }>> {
+  async run(job: Omit<PreviewJob, 'scratchDir'>, abortSignal?: AbortSignal): Promise<JobAnswer> {
     await this.acquire(abortSignal);
     const running = this.runJob(job, abortSignal);
     this.jobs.add(running);
@@ -133,10 +134,7 @@ export class PreviewProcesses {
     this.waiting.shift()?.start();
   }
 
-  private async runJob(
-    job: Omit<PreviewJob, 'scratchDir'>,
-    abortSignal?: AbortSignal,
-  ): Promise<Extract<PreviewAnswer, { ok: true }>> {
+  private async runJob(job: Omit<PreviewJob, 'scratchDir'>, abortSignal?: AbortSignal): Promise<JobAnswer> {
     const timeoutMs = this.options.timeoutMs ?? 15_000;
     const memoryBytes = this.options.memoryBytes ?? 512 * 1024 * 1024;
     const memory = `${memoryBytes / 1024 / 1024} MiB`;
@@ -184,16 +182,16 @@ export class PreviewProcesses {
           throw unreadable(`needs more than ${memory} to read`);
         throw unreadable(`stopped its reader (${exit.signal ?? `exit ${exit.code}`})`);
       }
-      const parsed = PreviewAnswerSchema.safeParse(safeJson(exit.answer));
-      if (!parsed.success) throw unreadable('gave a preview that is not valid');
-      if (!parsed.data.ok) {
-        if (/allocation failed|out of memory/i.test(parsed.data.message))
+      const answer = exit.answer;
+      if (!answer?.valid) throw unreadable('gave a preview that is not valid');
+      if (!answer.ok) {
+        if (/allocation failed|out of memory/i.test(answer.message))
           throw unreadable(`needs more than ${memory} to read`);
-        throw new InvalidInputError(`the file cannot be previewed: ${parsed.data.message}`, {
+        throw new InvalidInputError(`the file cannot be previewed: ${answer.message}`, {
           param: 'path',
         });
       }
-      return parsed.data;
+      return answer;
     } finally {
       await rm(scratchDir, { recursive: true, force: true });
     }
@@ -238,7 +236,6 @@ export class PreviewProcesses {
         launch.ended({
           code: null,
           signal: null,
-          answer: '',
           answerTooBig: false,
           stderr: '',
           spawnError: error.message,
@@ -277,12 +274,4 @@ function childEnvironment(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { UV_THREADPOOL_SIZE: '1', PATH: process.env.PATH ?? '/usr/bin:/bin' };
   for (const name of ['TMPDIR', 'HOME', 'LANG', 'TZ']) if (process.env[name]) env[name] = process.env[name];
   return env;
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

@@ -44,18 +44,24 @@ export class PreviewService {
     return this.processes.started;
   }
 
+  /**
+   * The preview as JSON bytes (a `Preview`): the page the process gave is written out as its
+   * launcher thread checked it, never parsed or serialised again on the server's event loop.
+   */
   async preview(
     workspace: Workspace,
     path: string,
     query: PreviewQuery,
     abortSignal?: AbortSignal,
-  ): Promise<Preview> {
+  ): Promise<Buffer> {
     const file = await workspace.open(path);
     try {
       const base = { path: file.path, offset: query.offset, limit: query.limit, bytes: file.bytes };
       const format = formatOf(file.path);
       if (format === 'image' || format === 'pdf')
-        return { ...base, kind: format, columns: [], rows: [], total_rows: 0 };
+        return Buffer.from(
+          JSON.stringify({ ...base, kind: format, columns: [], rows: [], total_rows: 0 } satisfies Preview),
+        );
       if (file.descriptor === undefined)
         throw new Error(`the workspace gave ${file.path} without a descriptor; previews need local files`);
       const source = `/proc/${process.pid}/fd/${file.descriptor}`;
@@ -75,7 +81,7 @@ export class PreviewService {
       const answer = await this.processes.run(job, abortSignal);
       if (answer.index) this.keepIndex(key, answer.index);
       else if (index) this.keepIndex(key, index);
-      return { ...base, ...answer.page };
+      return joinJson(base, answer.pageJson);
     } finally {
       await file.close();
     }
@@ -121,7 +127,7 @@ export class PreviewService {
         abortSignal,
       );
       if (!answer.profile) throw new Error('a profile process gave no profile');
-      const { page } = answer;
+      const page = answer.summary;
       const profile: Profile = {
         path: file.path,
         bytes: file.bytes,
@@ -149,4 +155,10 @@ export class PreviewService {
     this.indexes.set(key, index);
     while (this.indexes.size > MAX_INDEXES) this.indexes.delete(this.indexes.keys().next().value!);
   }
+}
+
+/** `{...fields, ...page}` as JSON, where the page is already a JSON object's bytes: one copy, no parse. */
+function joinJson(fields: Record<string, unknown>, pageJson: Uint8Array): Buffer {
+  const head = JSON.stringify(fields);
+  return Buffer.concat([Buffer.from(`${head.slice(0, -1)},`), pageJson.subarray(1)]);
 }

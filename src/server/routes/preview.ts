@@ -25,7 +25,7 @@ export function registerPreviewRoutes(app: FastifyInstance, deps: AppDeps): void
     // A client that hangs up stops its preview's process (and frees its place in the queue).
     const hangUp = abortOnHangUp(reply.raw);
     const preview = await previews.preview(workspace, request.params['*'], query, hangUp.signal);
-    return reply.header('cache-control', 'no-store').send(preview);
+    return reply.type('application/json; charset=utf-8').header('cache-control', 'no-store').send(preview);
   });
   /** GET /v1/threads/{id}/profile/{path}?sheet=&table= — a profile of the file's table (`Profile`). */
   app.get<Params>('/v1/threads/:id/profile/*', async (request, reply) => {

@@ -91,7 +91,14 @@ export class LocalWorkspace implements Workspace {
         const full = Buffer.concat([dir, Buffer.from('/'), bytes]);
         if (entry.isFile()) {
           const info = await lstat(full).catch(() => undefined);
-          if (info?.isFile()) found.push({ path, kind: 'file', bytes: info.size, modifiedAt: info.mtime });
+          if (info?.isFile())
+            found.push({
+              path,
+              kind: 'file',
+              bytes: info.size,
+              allocatedBytes: info.blocks * 512,
+              modifiedAt: info.mtime,
+            });
         } else if (entry.isDirectory()) {
           if (options.directories) {
             const info = await lstat(full).catch(() => undefined);
@@ -112,7 +119,13 @@ export class LocalWorkspace implements Workspace {
     const info = await lstat(this.hostPath(parts)).catch(() => undefined);
     if (!info) return undefined;
     if (info.isFile())
-      return { path: parts.join('/'), kind: 'file', bytes: info.size, modifiedAt: info.mtime };
+      return {
+        path: parts.join('/'),
+        kind: 'file',
+        bytes: info.size,
+        allocatedBytes: info.blocks * 512,
+        modifiedAt: info.mtime,
+      };
     if (info.isDirectory())
       return { path: parts.join('/'), kind: 'directory', bytes: 0, modifiedAt: info.mtime };
     return undefined;
