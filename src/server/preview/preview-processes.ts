@@ -74,12 +74,17 @@ export class PreviewProcesses {
     process.once('exit', this.onExit);
   }
 
+  /**
+   * Runs one job. `keep`, when given, is called with the job's directory after a good answer
+   * and before the directory is removed (a descriptor it opens there stays readable).
+   */
   async run(
     job: Omit<PreviewJob, 'scratchDir'>,
     abortSignal?: AbortSignal,
+    keep?: (scratchDir: string) => Promise<void>,
   ): Promise<Extract<PreviewAnswer, { ok: true }>> {
     await this.acquire(abortSignal);
-    const running = this.runJob(job, abortSignal);
+    const running = this.runJob(job, abortSignal, keep);
     this.jobs.add(running);
     try {
       return await running;
@@ -136,6 +141,7 @@ export class PreviewProcesses {
   private async runJob(
     job: Omit<PreviewJob, 'scratchDir'>,
     abortSignal?: AbortSignal,
+    keep?: (scratchDir: string) => Promise<void>,
   ): Promise<Extract<PreviewAnswer, { ok: true }>> {
     const timeoutMs = this.options.timeoutMs ?? 15_000;
     const memoryBytes = this.options.memoryBytes ?? 512 * 1024 * 1024;
@@ -189,10 +195,12 @@ export class PreviewProcesses {
       if (!parsed.data.ok) {
         if (/allocation failed|out of memory/i.test(parsed.data.message))
           throw unreadable(`needs more than ${memory} to read`);
-        throw new InvalidInputError(`the file cannot be previewed: ${parsed.data.message}`, {
+        if (parsed.data.param) throw new InvalidInputError(parsed.data.message, { param: parsed.data.param });
+        throw new InvalidInputError(`the file cannot be previewed: ${firstParagraph(parsed.data.message)}`, {
           param: 'path',
         });
       }
+      await keep?.(scratchDir);
       return parsed.data;
     } finally {
       await rm(scratchDir, { recursive: true, force: true });
@@ -277,6 +285,12 @@ function childEnvironment(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { UV_THREADPOOL_SIZE: '1', PATH: process.env.PATH ?? '/usr/bin:/bin' };
   for (const name of ['TMPDIR', 'HOME', 'LANG', 'TZ']) if (process.env[name]) env[name] = process.env[name];
   return env;
+}
+
+/** A reader's message without the advice DuckDB appends for its own users (settings to change). */
+function firstParagraph(message: string): string {
+  const cut = message.split(/\n\s*\n/)[0] ?? message;
+  return cut.length > 2000 ? `${cut.slice(0, 2000)}…` : cut;
 }
 
 function safeJson(text: string): unknown {
