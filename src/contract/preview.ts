@@ -44,7 +44,9 @@ export const PreviewSchema = z.object({
   queryable: z
     .literal(true)
     .optional()
-    .describe('The table can be sorted, searched, filtered (sort, desc, search, filter) and downloaded as CSV'),
+    .describe(
+      'The table can be sorted, searched, filtered (sort, desc, search, filter) and downloaded as CSV',
+    ),
   message: z.string().optional().describe('Why a file that looks like a table or text is not shown as one'),
 });
 export type Preview = z.infer<typeof PreviewSchema>;
