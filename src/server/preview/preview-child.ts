@@ -1,4 +1,5 @@
 import { constants, openSync } from 'node:fs';
+import { fileProblem } from '../../contract/file-problems.ts';
 import { fdSource, readRange } from './fd-source.ts';
 import { readJson } from './json.ts';
 import { readParquet } from './parquet.ts';
@@ -78,7 +79,18 @@ async function run(job: PreviewJob): Promise<Extract<PreviewAnswer, { ok: true }
   const query = { offset: job.offset, limit: job.limit };
   switch (job.format) {
     case 'csv':
-    case 'tsv':
+    case 'tsv': {
+      // A binary file named .csv is said to be one, not shown as a garbled table.
+      const head = await readRange(file, 0, Math.min(job.bytes, 8192));
+      if (!looksLikeText(head)) {
+        const name = job.path.split('/').pop() ?? job.path;
+        return {
+          ok: true,
+          page: { kind: 'binary', columns: [], rows: [], total_rows: 0, message: fileProblem.notText(name) },
+        };
+      }
+      return { ok: true, ...(await previewText(file, job.format, job)) };
+    }
     case 'text':
       return { ok: true, ...(await previewText(file, job.format, job)) };
     case 'unknown': {

@@ -66,6 +66,8 @@ export const PreviewPageSchema = z.object({
   tables: z.array(z.string()).optional(),
   table: z.string().optional(),
   truncated: z.literal(true).optional(),
+  /** What is wrong with the file (`contract/file-problems.ts`). */
+  message: z.string().optional(),
 });
 export type PreviewPage = z.infer<typeof PreviewPageSchema>;
 

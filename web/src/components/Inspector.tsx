@@ -151,7 +151,12 @@ function FilePreview(props: { threadId: string; path: string; version: string })
         <PreviewImage threadId={props.threadId} path={props.path} version={props.version} />
       )}
       {preview.kind === 'pdf' && <PreviewPdf threadId={props.threadId} path={props.path} />}
-      {preview.kind === 'binary' && <p class="muted pad">{t('inspector.binary')}</p>}
+      {preview.message && (
+        <p class="warn" id="preview-problem" role="status">
+          {preview.message}
+        </p>
+      )}
+      {preview.kind === 'binary' && !preview.message && <p class="muted pad">{t('inspector.binary')}</p>}
       {(preview.kind === 'table' || preview.kind === 'json' || preview.kind === 'text') &&
         (grid ? (
           <grid.DataGrid
