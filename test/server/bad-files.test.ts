@@ -1,18 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fileProblem } from '../../src/contract/file-problems.ts';
+import { BAD_FILES } from '../helpers/bad-files.ts';
 import { json, startTestServer, type TestServer } from './helpers.ts';
 
 /** Bad files are named as bad in their preview, in plain words (issue 31, defect 5). */
-export const BAD_FILES = {
-  'malformed.csv': 'a,b,c\n1,2,3\n4,5,6\n7,8,9,10,11\n12,13,14\n',
-  'binary.csv': new Uint8Array([
-    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 1, 2, 3,
-  ]),
-  'empty.csv': '',
-  'header-only.csv': 'city,visits,share\n',
-};
-
 describe('previews of bad files', () => {
   let server: TestServer;
   let thread: string;

@@ -3,7 +3,7 @@ import { fileProblem } from '../../contract/file-problems.ts';
 import { fdSource, readRange } from './fd-source.ts';
 import { readJson } from './json.ts';
 import { readParquet } from './parquet.ts';
-import { type FileSource, looksLikeText } from './preview.ts';
+import { type FileSource, looksBinary, looksLikeText } from './preview.ts';
 import {
   type PreviewAnswer,
   type PreviewJob,
@@ -82,7 +82,7 @@ async function run(job: PreviewJob): Promise<Extract<PreviewAnswer, { ok: true }
     case 'tsv': {
       // A binary file named .csv is said to be one, not shown as a garbled table.
       const head = await readRange(file, 0, Math.min(job.bytes, 8192));
-      if (!looksLikeText(head)) {
+      if (looksBinary(head)) {
         const name = job.path.split('/').pop() ?? job.path;
         return {
           ok: true,

@@ -112,6 +112,17 @@ export function looksLikeText(head: Uint8Array): boolean {
   }
 }
 
+/**
+ * True when the first bytes are not text of any encoding a CSV comes in: NUL bytes, or more
+ * than one byte in ten a control character (the offline analyst's `looks_binary` is the same rule).
+ */
+export function looksBinary(head: Uint8Array): boolean {
+  if (head.includes(0)) return true;
+  let controls = 0;
+  for (const b of head) if (b < 9 || (b > 13 && b < 32)) controls++;
+  return head.length > 0 && controls * 10 > head.length;
+}
+
 /** Infers a column's type from sample values (empty ones do not count). */
 export function inferType(values: Iterable<string>): ColumnType {
   let integer = true;
