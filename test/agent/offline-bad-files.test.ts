@@ -58,4 +58,16 @@ describe('the offline analyst on bad files', { timeout: 600_000 }, () => {
     assert.equal(uses, 'What follows uses only good.csv.');
     assert.match(summary ?? '', /60/);
   });
+
+  test('"Are there missing values?" with none: said so, and no empty chart; with some: a chart of them', async () => {
+    const charts = (result: Awaited<ReturnType<typeof ask>>) =>
+      result.events.filter((e) => e.type === 'artifact-created').length;
+    const none = await ask({ 'good.csv': GOOD }, 'Are there missing values?');
+    assert.match(none.summary, /no missing values/);
+    assert.equal(charts(none), 0);
+    assert.match(none.output, /No chart: there is nothing to draw/);
+    const some = await ask({ 'gaps.csv': 'city,visits\nOslo,\nLima,30\n,20\n' }, 'Are there missing values?');
+    assert.match(some.summary, /\*\*2\*\* missing values/);
+    assert.equal(charts(some), 1);
+  });
 });
