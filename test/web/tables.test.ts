@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { fileProblem } from '../../src/contract/file-problems.ts';
+import { BAD_FILES } from '../helpers/bad-files.ts';
 import { bigTable, bigTableCsv, rowOf, rowsWhere, sortRows } from '../helpers/big-table.ts';
 import {
   ensureWebBuild,
@@ -227,5 +229,28 @@ describe('tables you can work with', { timeout: 600_000 }, () => {
       '\uFEFFcity,visits,share\r\nLima,95,3.5%\r\nOslo,"1,200",12%\r\nPune,450,9%\r\nZürich,"30,000",60%\r\n',
     );
     assert.deepEqual(main.errors, []);
+  });
+
+  test("a bad file: its preview says what is wrong, in the analysis's words", async () => {
+    for (const name of ['malformed.csv', 'binary.csv'] as const) {
+      const form = new FormData();
+      form.append('file', new Blob([BAD_FILES[name] as BlobPart]), name);
+      const uploaded = await server.fetch(`/v1/threads/${thread}/files`, { method: 'POST', body: form });
+      assert.equal(uploaded.status, 200);
+    }
+    await page.reload();
+    await page.click('.tree-row[data-path="malformed.csv"]');
+    await page.waitForFunction(
+      (want) => document.querySelector('#preview-problem')?.textContent === want,
+      fileProblem.tooManyFields('malformed.csv', 4, 5, 3),
+    );
+    await screenshot(page, 'tables-bad-file-malformed');
+    await page.click('.tree-row[data-path="binary.csv"]');
+    await page.waitForFunction(
+      (want) => document.querySelector('#preview-problem')?.textContent === want,
+      fileProblem.notText('binary.csv'),
+    );
+    assert.equal(await page.locator('.grid').count(), 0, 'no garbled table');
+    await screenshot(page, 'tables-bad-file-binary');
   });
 });
