@@ -24,6 +24,8 @@ export {
   type StepUpdate,
 } from './agent/view/steps.ts';
 export { TranscriptWriter, transcriptOf } from './agent/view/transcript.ts';
+// Client: the typed client of the HTTP API (the web UI and `analyst chat` use it too)
+export { AnalystClient, type AnalystClientOptions, ApiError } from './client/index.ts';
 // Errors
 export {
   AnalystError,
@@ -61,7 +63,9 @@ export {
   type ThreadHistory,
 } from './report/index.ts';
 // Runs
+export type { AfterRun, RunMonitor, RunPolicy } from './runs/run-hooks.ts';
 export { RunService, type RunServiceOptions, type StartRun } from './runs/run-service.ts';
+export type { RunThreads } from './runs/submit.ts';
 // Sandbox
 export { type DockerEndpoint, resolveDockerEndpoint } from './sandbox/docker/endpoint.ts';
 export { DEFAULT_IMAGE } from './sandbox/docker/engine.ts';
@@ -91,6 +95,9 @@ export { loadServerConfig, type ServerConfig } from './server/config.ts';
 export { createService, type Service } from './server/service.ts';
 export { SqliteStore } from './store/sqlite/sqlite-store.ts';
 export type { Store, StoredEvent } from './store/store.ts';
+// Threads
+export { storeThreads } from './threads/store-threads.ts';
+export { ThreadLocks } from './threads/thread-locks.ts';
 // Workspaces
 export {
   DirectoryWorkspaceStore,

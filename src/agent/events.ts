@@ -6,7 +6,7 @@ import type { Artifact } from '../sandbox/sandbox.ts';
  * into SSE and stores every one, the CLI prints them, reports and notebooks are built from
  * them. The contract — schemas and the types inferred from them — is `src/contract/events.ts`.
  */
-export type { AgentEvent, AgentEventType, TokenCount } from '../contract/events.ts';
+export type { AgentEvent, AgentEventType, RunCost, TokenCount } from '../contract/events.ts';
 export type { RunStatus } from '../contract/run-status.ts';
 
 /** The kinds of section in a tagged transcript (DeepAnalyze's tags). */

@@ -12,6 +12,7 @@ import { AnswerChecker } from './grounding/answer-checker.ts';
 import type { ReadTextFile } from './grounding/evidence.ts';
 import type { AgentProtocol } from './protocol.ts';
 import { PROTOCOLS } from './protocols/index.ts';
+import { RunCostMeter } from './run-cost.ts';
 import { answerOf, repairTranscript } from './transcript/tags.ts';
 import { TranscriptWriter } from './view/transcript.ts';
 
@@ -100,6 +101,7 @@ export async function* runAnalysis(options: RunAnalysisOptions): AsyncGenerator<
   };
 
   const writer = new TranscriptWriter(context.fileUrl);
+  const meter = new RunCostMeter(now);
   let transcript = '';
   let answer: string | undefined;
   let status: RunStatus = 'completed';
@@ -128,6 +130,7 @@ export async function* runAnalysis(options: RunAnalysisOptions): AsyncGenerator<
       if ('round' in event && event.round > round) round = event.round;
       transcript += writer.push(event);
       checker.push(event);
+      meter.push(event);
       yield event;
       // The grounding of an answer follows it at once, before the protocol goes on (and may
       // ask for a repair round).
@@ -182,6 +185,7 @@ export async function* runAnalysis(options: RunAnalysisOptions): AsyncGenerator<
     ...(reason ? { reason } : {}),
     usage: budget.totals,
     duration_ms: Math.round(now() - budget.startedAt),
+    cost: meter.cost(),
     transcript: repaired,
     ...(answer !== undefined ? { answer } : {}),
   };

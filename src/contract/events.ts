@@ -19,6 +19,20 @@ export const TokenCountSchema = z.object({
   total_tokens: z.number(),
 });
 
+/** What a run cost besides its tokens (issue 31's "what a run cost"), measured by the agent loop. */
+export const RunCostSchema = z.object({
+  model_ms: z.number().nonnegative().describe('Wall time spent waiting on the model, over all rounds'),
+  cells_ms: z.number().nonnegative().describe("Wall time from each cell's start to its end, summed"),
+  cells: z.number().int().nonnegative().describe('Cells run'),
+  peak_memory_bytes: z
+    .number()
+    .int()
+    .nonnegative()
+    .nullable()
+    .describe("The largest peak resident memory of a cell's process; null when no cell reported one"),
+});
+export type RunCost = z.infer<typeof RunCostSchema>;
+
 const round = z.number().int().nonnegative();
 const language = z.enum(['python', 'sql']);
 
@@ -83,6 +97,7 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
     reason: z.string().optional().describe('Why the run ended when it did not answer'),
     usage: TokenCountSchema,
     duration_ms: z.number().nonnegative(),
+    cost: RunCostSchema.optional().describe('Absent on runs stored before it was measured'),
     transcript: z.string().describe('The whole tagged transcript, rendered from the events, tags repaired'),
     answer: z.string().optional().describe('The final answer text, if any'),
   }),

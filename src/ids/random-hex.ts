@@ -6,8 +6,8 @@ let used = POOL_BYTES;
 
 /**
  * `bytes` random bytes as hex, from the system's CSPRNG through a pool: one getrandom(2)
- * call per 4 KiB instead of one per id (8 µs each when quiet, more on a busy machine; a
- * new chat makes eight ids). What `crypto.randomUUID` does for UUIDs.
+ * call per 4 KiB instead of one per id (a new chat makes eight ids, and each call counts:
+ * docs/performance.md#random-ids). What `crypto.randomUUID` does for UUIDs.
  */
 export function randomHex(bytes: number): string {
   if (bytes > POOL_BYTES) throw new RangeError(`randomHex: at most ${POOL_BYTES} bytes`);

@@ -16,10 +16,8 @@ export interface PreconnectingAgentOptions {
  * A keep-alive agent for one plain-HTTP model server that can dial ahead. `preconnect()`, as a
  * chat arrives, opens the connection its model request will need, so the TCP handshake — and,
  * under a burst of new chats, the busy event-loop turn in which Node sees it complete and only
- * then writes the request — overlaps the chat's set-up instead of following it. Measured with
- * 200 new chats at once (api bench): the first model requests were answered ~210 ms after they
- * were made, 50–95 ms with their connections dialled ahead; across a WAN the handshake is
- * longer still (an https model server is not dialled ahead). A request that finds a
+ * then writes the request — overlaps the chat's set-up instead of following it
+ * (docs/performance.md#preconnect); across a WAN the handshake is longer still (an https model server is not dialled ahead). A request that finds a
  * kept-alive connection free uses it as ever, and one is dialled ahead only when the free
  * ones will not go round; a spare nobody takes is closed after `spareTtlMs`.
  */

@@ -1,8 +1,8 @@
 /**
  * How much of one event-loop turn the relay of model streams may take, shared by every
  * stream of the process. Node (libuv ≥ 1.45) accepts one new connection per turn of the
- * loop, and 200 streams relaying at once made a turn last 50–400 ms here: new chats waited
- * in the accept queue for a second, and their set-up waited behind other chats' chunks.
+ * loop, and many streams relaying at once made turns long: new chats waited in the accept
+ * queue, and their set-up behind other chats' chunks (docs/performance.md#turn-budget).
  * With a budget, a stream that finds this turn's spent waits for the next one (its socket
  * buffers, then pushes back on the model server), so turns stay short, connections are
  * accepted and new chats start while the others stream. A stream's first chunk never waits:

@@ -9,8 +9,8 @@ export const requestAborted = () => abortError('the model request was aborted');
 
 /**
  * Why a finished call's signal aborts (it closes a connection still open): made once, as
- * `abort()` without a reason builds a DOMException with its stack every time (~90 µs, once
- * per chat; 200 chats at once spent ~20 ms of the main thread on them).
+ * `abort()` without a reason builds a DOMException with its stack every time, once per chat
+ * (docs/performance.md#upstream-http).
  */
 const DISPOSED = abortError('the model call is over');
 

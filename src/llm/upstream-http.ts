@@ -30,9 +30,9 @@ export interface ServerSentEvent {
 
 /**
  * The HTTP side of an OpenAI-compatible model server, on node:http with kept-alive
- * connections. Not the `openai` client: under 200 concurrent streams its fetch, web streams
- * and per-chunk objects took about a third of the server's main thread (measured with the
- * api bench), and a relay needs none of them — a request, the status, the event stream's
+ * connections. Not the `openai` client: under many concurrent streams its fetch, web streams
+ * and per-chunk objects took a large share of the server's main thread
+ * (docs/performance.md#upstream-http), and a relay needs none of them — a request, the status, the event stream's
  * `data:` lines. Failures are `UpstreamHttpError`s; `signal` ends a request at any point.
  */
 export class UpstreamHttp {

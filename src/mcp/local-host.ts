@@ -7,9 +7,9 @@ import { randomHex } from '../ids/random-hex.ts';
 import type { ModelRegistry } from '../llm/registry.ts';
 import { ReportService } from '../report/report-service.ts';
 import { RunService } from '../runs/run-service.ts';
-import { storeThreads } from '../runs/store-threads.ts';
 import type { SandboxManager } from '../sandbox/sandbox.ts';
 import { SqliteStore } from '../store/sqlite/sqlite-store.ts';
+import { storeThreads } from '../threads/store-threads.ts';
 import { userDirectoryWorkspace } from '../workspace/index.ts';
 import type { McpHost } from './host.ts';
 
@@ -56,9 +56,7 @@ export async function openLocalHost(
   const runs = new RunService({
     store,
     sandbox: options.sandbox,
-    workspaceOf: async () => workspace,
-    attachFiles: async () => {},
-    threads: storeThreads(store),
+    threads: storeThreads(store, async () => workspace),
     models: options.registry,
     disallowedTools: new Set(options.disallowedTools),
   });

@@ -170,6 +170,11 @@ export class ReportService {
     await workspace.write(`${REPORT_DIR}/analysis.ipynb`, Buffer.from(documents.ipynb ?? ''));
   }
 
+  /** After a run (the run service's `AfterRun`): the report and notebook are written anew. */
+  async afterRun(thread: ThreadRecord, workspace: Workspace): Promise<void> {
+    await this.write(thread, workspace);
+  }
+
   /** Links to the thread's report and notebook, as listed with a chat's generated files. */
   links(threadId: string, base: string): FileLink[] {
     const root = `${base}/v1/threads/${threadId}`;

@@ -1,6 +1,8 @@
 import { questionTitle } from '../agent/prompt/instruction.ts';
 import { randomHex } from '../ids/random-hex.ts';
 import type { ChatMessage } from '../llm/model.ts';
+import type { Store } from '../store/store.ts';
+import type { StartRun } from './submit.ts';
 
 export function messageId(): string {
   return `msg-${randomHex(12)}`;
@@ -21,4 +23,33 @@ export function lastQuestion(messages: ChatMessage[]): string | undefined {
  */
 export function titleOf(question: string): string {
   return questionTitle(question);
+}
+
+/** The conversation the model is given: the stored one first if asked, the messages, the system prompt. */
+export async function conversationOf(store: Store, request: StartRun): Promise<ChatMessage[]> {
+  const stored = request.continueStored ? await store.listMessages(request.thread.id) : [];
+  const conversation = [...stored.map((m) => ({ role: m.role, content: m.content })), ...request.messages];
+  if (!request.system?.trim()) return conversation;
+  return [{ role: 'system', content: request.system }, ...conversation.filter((m) => m.role !== 'system')];
+}
+
+/** Stores the run's question (a cell run has none) and the thread's title from it. */
+export async function storeQuestion(store: Store, request: StartRun, runId: string): Promise<void> {
+  const { thread } = request;
+  const question = request.cell ? undefined : lastQuestion(request.messages);
+  // Asked together, the two writes share one commit (SQLite) or go at once (PostgreSQL):
+  // under a burst of new chats every write awaited in turn is a turn of a busy loop.
+  await Promise.all([
+    question === undefined
+      ? undefined
+      : store.addMessage({
+          id: messageId(),
+          thread_id: thread.id,
+          role: 'user',
+          content: question,
+          file_ids: (request.files ?? []).map((f) => f.id),
+          run_id: runId,
+        }),
+    store.touchThread(thread.id, question === undefined ? undefined : titleOf(question)),
+  ]);
 }

@@ -9,9 +9,9 @@ import type { ChatMessage, GroundingMode, LanguageModel, ModelEntry } from '../l
 import type { SandboxManager } from '../sandbox/sandbox.ts';
 import { SqliteStore } from '../store/sqlite/sqlite-store.ts';
 import type { ThreadRecord } from '../store/store.ts';
+import { storeThreads } from '../threads/store-threads.ts';
 import type { Workspace } from '../workspace/workspace.ts';
 import { RunService } from './run-service.ts';
-import { storeThreads } from './store-threads.ts';
 
 /**
  * Runs for a process with no server (`analyst run`, `analyst eval`): the same run service as
@@ -19,32 +19,29 @@ import { storeThreads } from './store-threads.ts';
  * the question, the answer, the title and every event in the one place that does it.
  */
 export class LocalRuns {
-  private readonly workspaces = new Map<string, Workspace>();
-
   private constructor(
     private readonly root: string,
     private readonly store: SqliteStore,
     private readonly runs: RunService,
+    /** The workspace of each thread, as the caller made it. */
+    private readonly workspaces: Map<string, Workspace>,
   ) {}
 
   static async open(options: { sandbox: SandboxManager; disallowedTools?: Set<string> }): Promise<LocalRuns> {
     const root = await mkdtemp(join(tmpdir(), 'analyst-runs-'));
     const store = new SqliteStore(join(root, 'runs.db'));
-    let local: LocalRuns | undefined;
+    const workspaces = new Map<string, Workspace>();
     const runs = new RunService({
       store,
       sandbox: options.sandbox,
-      workspaceOf: async (thread) => {
-        const workspace = local!.workspaces.get(thread.id);
+      threads: storeThreads(store, async (thread) => {
+        const workspace = workspaces.get(thread.id);
         if (!workspace) throw new Error(`no workspace for ${thread.id}`);
         return workspace;
-      },
-      attachFiles: async () => {},
-      threads: storeThreads(store),
+      }),
       disallowedTools: options.disallowedTools,
     });
-    local = new LocalRuns(root, store, runs);
-    return local;
+    return new LocalRuns(root, store, runs, workspaces);
   }
 
   /** A thread on `workspace` (which the caller made and fills). */

@@ -1,4 +1,5 @@
 import { AgentEventSchema } from '../contract/events.ts';
+import { NotFoundError } from '../errors/index.ts';
 import type { Store, StoredEvent } from '../store/store.ts';
 
 /**
@@ -77,4 +78,32 @@ function waitForChange(
     signal?.addEventListener('abort', done, { once: true });
     register(done);
   });
+}
+
+/**
+ * The events of a run that is not going on in this process, above `after`: from the store
+ * as they are, or (`follow`: a shared store, and the run still running) followed as another
+ * replica executes it. NotFoundError for a run the store does not know.
+ */
+export async function* storedRunEvents(
+  store: Store,
+  runId: string,
+  options: { after?: number; abortSignal?: AbortSignal; follow?: { pollMs: number } },
+): AsyncGenerator<StoredEvent, void> {
+  const after = options.after ?? -1;
+  const run = await store.getRun(runId);
+  if (!run) throw new NotFoundError(`no run ${JSON.stringify(runId)}`);
+  if (run.status === 'running' && options.follow) {
+    // Another replica executes it (or this one is about to): follow it through the store.
+    yield* followStoredRun(store, runId, {
+      after,
+      pollMs: options.follow.pollMs,
+      abortSignal: options.abortSignal,
+    });
+    return;
+  }
+  for (const stored of await store.runEvents(runId, after)) {
+    if (options.abortSignal?.aborted) return;
+    yield stored;
+  }
 }

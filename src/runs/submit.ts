@@ -4,6 +4,8 @@ import type { ChatMessage, GroundingMode, LanguageModel, ModelEntry } from '../l
 import type { ResolvedModel } from '../llm/registry.ts';
 import type { SamplingOptions } from '../llm/sampling.ts';
 import type { FileRecord, RunRecord, ThreadRecord } from '../store/store.ts';
+import type { ThreadLocks } from '../threads/thread-locks.ts';
+import type { Workspace } from '../workspace/workspace.ts';
 
 /**
  * A request to start a run, as every front end (chat completions, the runs API, MCP's
@@ -53,21 +55,41 @@ export interface SubmittedRun {
   entry: ModelEntry;
 }
 
-/** What `submit` needs of threads: find, make, find files, refuse a thread being deleted. */
+/**
+ * What runs need of threads: find, make, find files, the workspace and its attachments, and
+ * the threads' lock, whose run slot a run holds (a thread being deleted is refused there).
+ * The server's is `ThreadService`; a process of one user uses `storeThreads`.
+ */
 export interface RunThreads {
+  /** The lock of these threads' runs, writes and deletes (one per set of threads). */
+  readonly locks: ThreadLocks;
   /** The owner's thread, or NotFoundError. */
   get(owner: string, id: string): Promise<ThreadRecord>;
   /** A new thread of the owner's (LimitExceededError over the owner's limit). */
   create(owner: string): Promise<ThreadRecord>;
   /** The owner's uploaded file, or NotFoundError. */
   file(owner: string, id: string): Promise<FileRecord>;
-  /** Throws ConflictError while the thread is being deleted. */
-  assertWritable(threadId: string): void;
+  /** The thread's workspace (mounted, ready for the sandbox). */
+  workspace(thread: ThreadRecord): Promise<Workspace>;
+  /** Copies uploaded files into the thread's workspace. */
+  attach(thread: ThreadRecord, files: readonly FileRecord[]): Promise<unknown>;
 }
 
 /** What `submit` needs of models: the entry a request names (or the default) and its client. */
 export interface RunModels {
   resolve(id: string | undefined, options?: { client?: boolean }): ResolvedModel;
+}
+
+/** The model a request names (NotFoundError for an unknown id); none for a cell run. */
+export function resolveModel(
+  request: SubmitRun,
+  models: RunModels | undefined,
+): { entry: ModelEntry; model: LanguageModel | undefined } {
+  if (typeof request.model === 'object') {
+    return { entry: request.model.entry, model: request.cell ? undefined : request.model.model };
+  }
+  if (!models) throw new Error('this run service was given no models: pass a resolved model to submit');
+  return models.resolve(request.model, { client: request.cell === undefined });
 }
 
 /** The one rule for continuing a stored conversation (see `SubmitRun.messages`). */

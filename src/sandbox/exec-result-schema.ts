@@ -65,6 +65,12 @@ export const ExecResultSchema = z
       .boolean()
       .describe('False when injected `data`/`results` were cut to fit the input cap'),
     duration_ms: z.number().nonnegative(),
+    peak_memory_bytes: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe("The peak resident memory of the cell's process (absent when it could not be read)"),
     artifacts: z.array(ArtifactSchema),
     source_query_ids: z
       .array(z.string())

@@ -31,6 +31,7 @@ export function resultFromKernel(outcome: KernelCellOutcome, context: ResultCont
     output_complete: end.output_complete,
     input_complete: context.inputComplete ?? true,
     duration_ms: end.duration_ms,
+    ...(end.peak_memory_bytes !== undefined ? { peak_memory_bytes: end.peak_memory_bytes } : {}),
     artifacts: end.artifacts,
     source_query_ids: context.sourceQueryIds ?? [],
   };

@@ -35,6 +35,8 @@ const KernelEndSchema = z.object({
   output_bytes: z.number(),
   output_complete: z.boolean(),
   duration_ms: z.number(),
+  /** The cell's process's peak resident memory (absent when the process was already gone). */
+  peak_memory_bytes: z.number().int().nonnegative().optional(),
   artifacts: z.array(
     z.object({
       path: z.string(),

@@ -14,12 +14,11 @@ const ECHO = `process.on('message', (m, h) => process.send(m, h, () => { h.close
 /**
  * More handles on the server's listening socket, so a burst of new connections is accepted
  * at once however busy the event loop is. Node 20's libuv (≥ 1.45) accepts one connection
- * per handle per turn of the loop; with 200 chats streaming, a turn took a few milliseconds,
- * so 200 new clients waited in the kernel's accept queue for up to a second before the
- * server even saw them (measured: the clients were connected within 85 ms, the last
- * accepted 1.5 s later). Node 20 has neither SO_REUSEPORT for net nor dup(2); a handle sent
- * over an IPC channel arrives as a new descriptor, so a child copies the handle
- * `count - 1` times and exits (~40 ms at start). Each copy feeds the same `server` (its
+ * per handle per turn of the loop; with many chats streaming, turns are long, so a burst of
+ * new clients waited in the kernel's accept queue for up to a second before the server even
+ * saw them (docs/performance.md#accept-handles). Node 20 has neither SO_REUSEPORT for net nor
+ * dup(2); a handle sent over an IPC channel arrives as a new descriptor, so a child copies
+ * the handle `count - 1` times and exits (once, at start). Each copy feeds the same `server` (its
  * 'connection' event, so connection tracking, timeouts and close work as for the first).
  * Where no child can be started, the server keeps its one handle and says why through
  * `onError`. Returns the function that closes the copies.

@@ -4,11 +4,11 @@ import type { ReportService } from '../report/report-service.ts';
 import type { RunService } from '../runs/run-service.ts';
 import type { SandboxManager } from '../sandbox/sandbox.ts';
 import type { Store } from '../store/store.ts';
+import type { ThreadService } from '../threads/thread-service.ts';
 import type { WorkspaceStore } from '../workspace/workspace.ts';
 import type { ServerConfig } from './config.ts';
 import type { KeyLimiter } from './limits/key-limiter.ts';
 import type { FileStorage } from './services/file-storage.ts';
-import type { ThreadService } from './services/thread-service.ts';
 
 /** What the routes use; built once by `createService`, injected so tests can build their own. */
 export interface AppDeps {

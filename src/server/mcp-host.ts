@@ -30,7 +30,7 @@ export function serviceHost(deps: AppDeps, owner: string, threadId: string | und
     },
     async withCell(thread, work) {
       // Deleting the thread stops this work and waits for it before the workspace goes.
-      const operation = deps.threads.begin(thread.id);
+      const operation = deps.threads.locks.beginWrite(thread.id);
       try {
         return await work(await deps.threads.workspace(thread), operation.signal);
       } finally {

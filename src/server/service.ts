@@ -14,7 +14,8 @@ import { createDockerSandbox, type DockerSandboxOptions } from '../sandbox/docke
 import type { SandboxManager } from '../sandbox/sandbox.ts';
 import { PostgresStore } from '../store/postgres/postgres-store.ts';
 import { SqliteStore } from '../store/sqlite/sqlite-store.ts';
-import type { Store, ThreadRecord } from '../store/store.ts';
+import type { Store } from '../store/store.ts';
+import { ThreadService } from '../threads/thread-service.ts';
 import { HelperWorkspaceStore } from '../workspace/helper/helper-store.ts';
 import { checkSandboxesSeeWorkspaces } from '../workspace/helper/reach-check.ts';
 import {
@@ -28,9 +29,9 @@ import { buildApp } from './app.ts';
 import type { ServerConfig } from './config.ts';
 import type { AppDeps } from './deps.ts';
 import { KeyLimiter } from './limits/key-limiter.ts';
-import { limitedSandbox } from './limits/limited-sandbox.ts';
+import { KeyRunPolicy } from './limits/run-policy.ts';
+import { ServerRunMonitor } from './run-monitor.ts';
 import { FileStorage } from './services/file-storage.ts';
-import { ThreadService } from './services/thread-service.ts';
 
 export interface Service {
   app: FastifyInstance;
@@ -116,33 +117,19 @@ export async function createService(
     sessions: config.sandbox === 'on' && !sessionsUnavailable,
     limits,
   });
+  const monitor = new ServerRunMonitor(sandbox);
   const runs = new RunService({
     store,
     sandbox,
     threads,
     models: registry,
-    workspaceOf: (thread) => threads.workspace(thread),
-    attachFiles: async (thread, list) => {
-      await threads.attachAll(thread, list);
-    },
     disallowedTools: config.disallowedTools,
     quiet,
-    afterRun: async (thread) => {
-      await reports.write(thread, await threads.workspace(thread));
-      await threads.recordUsage(thread);
-    },
-    onError,
-    maxRunsPerOwner: (owner) => limits.runsFor(owner),
-    admit: async (thread: ThreadRecord) => {
-      await limits.storedBytesLeft(thread.owner);
-      return limits.admitSession(thread.owner, thread.id);
-    },
-    sandboxFor: (thread) => limitedSandbox(sandbox, limits, thread.owner),
+    // The reports first: the usage recorded after a run counts them.
+    afterRun: [reports, threads],
+    monitor,
+    policy: new KeyRunPolicy(limits, sandbox),
     replicas: shared ? { replica: replicaId(), leaseMs: config.runLeaseMs } : undefined,
-    onInterrupted: (runIds) => {
-      app?.log.warn({ runs: runIds }, 'marked runs of a replica that stopped as interrupted');
-      void sandbox.reap().catch(onError);
-    },
   });
   // A thread deleted through another replica: this one's sandbox for it goes too.
   store.notices?.onThreadDeleted((threadId) => void sandbox.closeSession(threadId).catch(onError));
@@ -160,6 +147,7 @@ export async function createService(
     connections: new ConnectionRegistry(config.connections),
   };
   app = await buildApp(deps, { logger: options.logger });
+  monitor.useLog(app.log);
   for (const warning of warnings) app.log.warn(warning);
   if (interrupted.length)
     app.log.warn({ runs: interrupted }, 'marked runs left unfinished by a previous server as interrupted');

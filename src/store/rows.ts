@@ -1,4 +1,4 @@
-import type { AgentEvent } from '../contract/events.ts';
+import type { AgentEvent, RunCost } from '../contract/events.ts';
 import type {
   FileRecord,
   MessageRecord,
@@ -32,6 +32,7 @@ export function runOf(row: Row): RunRecord {
     status: row.status as StoredRunStatus,
     reason: (row.reason as string | null) ?? null,
     usage: JSON.parse(row.usage as string) as RunRecord['usage'],
+    cost: row.cost ? (JSON.parse(row.cost as string) as RunCost) : null,
     answer: (row.answer as string | null) ?? null,
     created_at: row.created_at as number,
     finished_at: (row.finished_at as number | null) ?? null,

@@ -1,4 +1,4 @@
-import type { AgentEvent, TokenCount } from '../contract/events.ts';
+import type { AgentEvent, RunCost, TokenCount } from '../contract/events.ts';
 import type { StoredRunStatus } from '../contract/run-status.ts';
 import type { EventPage, EventPageOptions } from './event-pages.ts';
 
@@ -51,6 +51,8 @@ export interface RunRecord {
   status: StoredRunStatus;
   reason: string | null;
   usage: TokenCount;
+  /** Null for runs that ended before a cost was measured, or broke outside the agent loop. */
+  cost: RunCost | null;
   answer: string | null;
   created_at: number;
   finished_at: number | null;
@@ -172,7 +174,10 @@ export interface Store {
   /** The run's events with `seq` greater than `afterSeq` (default: all), in order. */
   runEvents(runId: string, afterSeq?: number): Promise<StoredEvent[]>;
   /** Writes a running run's outcome (once: a run no longer `running` keeps its state) and ends its lease. */
-  finishRun(runId: string, end: Pick<RunRecord, 'status' | 'reason' | 'usage' | 'answer'>): Promise<void>;
+  finishRun(
+    runId: string,
+    end: Pick<RunRecord, 'status' | 'reason' | 'usage' | 'answer'> & { cost?: RunCost },
+  ): Promise<void>;
   getRun(id: string): Promise<RunRecord | undefined>;
   listRuns(threadId: string): Promise<RunRecord[]>;
   /** Every event of the thread's runs, in order. */

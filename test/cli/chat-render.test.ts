@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { AgentEvent } from '../../src/agent/events.ts';
-import { ChatRenderer } from '../../src/cli/commands/chat/render.ts';
+import { RunRenderer } from '../../src/cli/render/run-renderer.ts';
 
 const cell = { round: 1, cell_id: 'cell-1' };
 
@@ -9,7 +9,7 @@ describe('analyst chat: the spinner while a cell runs', () => {
   test('output printed by a running cell does not end the spinner; the cell ending does', () => {
     let now = 0;
     let screen = '';
-    const renderer = new ChatRenderer(
+    const renderer = new RunRenderer(
       (text) => {
         screen += text;
       },
@@ -54,7 +54,7 @@ describe('analyst chat: the spinner while a cell runs', () => {
 describe('analyst chat: Markdown and code for the terminal (issue 31, defect 9)', () => {
   const render = (text: string, options: { maxCodeLines?: number } = {}) => {
     let screen = '';
-    const renderer = new ChatRenderer(
+    const renderer = new RunRenderer(
       (t) => {
         screen += t;
       },

@@ -145,8 +145,9 @@ describe('analyst run', () => {
     validateNotebook(join(dir, 'analysis.ipynb'));
 
     // The terminal saw the run and was told where everything went.
-    assert.match(run.stdout, /── ok in \d+ ms ──/);
-    assert.match(run.stdout, /<Answer>/);
+    assert.match(run.stdout, /\n── ok in \d+(?: ms|\.\d s)\n/);
+    assert.match(run.stdout, /\n▍Answer\n/);
+    assert.doesNotMatch(run.stdout, /<\/?Answer>/, 'the run is rendered from its steps, not its tags');
     assert.match(run.stdout, new RegExp(`results in \\./${folders[0]}\\n`));
     assert.match(run.stdout, /answer {6}\.\/analyst-run-\S+\/answer\.md/);
   });
@@ -206,9 +207,14 @@ describe('analyst run', () => {
         /## Answer\n\nThe file has \*\*7 rows\*\*/,
       );
 
-      // Streamed as it happened: the code once, its output once, then the answer.
+      // Streamed as it happened: the code once behind its gutter, its output once, then the answer
+      // with its Markdown rendered for the terminal.
       assert.equal(run.stdout.split('df.visits.sum()').length - 1, 1, run.stdout);
-      assert.match(run.stdout, /── running ──\n7 29\n── ok in \d+ ms ──\n[\s\S]*<Answer>The file has/);
+      assert.match(
+        run.stdout,
+        /│ [^\n]*df\.visits\.sum\(\)[^\n]*\n7 29\n── ok in [^\n]+\n[\s\S]*▍Answer\nThe file has 7 rows/,
+      );
+      assert.doesNotMatch(run.stdout, /\*\*7 rows\*\*/);
     } finally {
       await server.close();
     }
@@ -241,7 +247,7 @@ describe('analyst run', () => {
       assert.ok(!existsSync(join(dir, 'answer.md')));
       const end = (await readEvents(dir)).pop()!;
       assert.ok(end.type === 'run-end' && end.status === 'cancelled', JSON.stringify(end));
-      assert.match(run.stdout, /run cancelled/);
+      assert.equal(run.stdout.match(/── cancelled in /g)?.length, 1, run.stdout);
     } finally {
       await server.close();
     }

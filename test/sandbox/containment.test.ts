@@ -228,26 +228,28 @@ describe('containment', () => {
       const started = await sandbox.runCell(
         { id, workspace: workspace.ws },
         {
-          code: `${ticking(name, 3)}print("ticking")`,
+          code: `${ticking(name, 3)}import os\nprint("ticking", os.getpid())`,
         },
       );
-      assert.equal(started.output, 'ticking\n');
+      const spent = /^ticking (\d+)\n$/.exec(started.output)?.[1];
+      assert.ok(spent, started.output);
       const size = async () => (await workspace.ws.stat(name))?.bytes ?? 0;
       const atEnd = await size();
       assert.ok(atEnd > 0, 'the threads never wrote');
       await new Promise((r) => setTimeout(r, 300));
       assert.equal(await size(), atEnd, 'a thread wrote after the cell ended');
-      // The next cell sees the kernel, the zygote and itself: the spent worker was killed,
-      // not left stopped, and its threads went with it.
+      // The next cell sees the kernel and the zygote sleeping, the spare worker stopped while
+      // a cell runs, and itself: the spent worker was killed, not left stopped, and its
+      // threads went with it.
       const check = await sandbox.runCell(
         { id, workspace: workspace.ws },
         {
           code:
             'import os\nothers = []\nfor pid in os.listdir("/proc"):\n    if pid.isdigit() and int(pid) != os.getpid():\n        try:\n            others.append(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0])\n        except OSError:\n            pass\n' +
-            `print(sorted(others), os.path.getsize(${JSON.stringify(name)}))`,
+            `print(sorted(others), os.path.exists("/proc/${spent}"), os.path.getsize(${JSON.stringify(name)}))`,
         },
       );
-      assert.equal(check.output, `['S', 'S'] ${atEnd}\n`);
+      assert.equal(check.output, `['S', 'S', 'T'] False ${atEnd}\n`);
       assert.equal(await size(), atEnd);
     } finally {
       await sandbox.closeSession(id);

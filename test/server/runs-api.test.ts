@@ -148,6 +148,15 @@ describeEachStore('runs owned by the service, over HTTP', (store) => {
       [run.status, run.answer],
       ['completed', 'There were three steps, counted one at a time.'],
     );
+    // What it cost: the one cell's time and its process's peak memory, the model's rounds.
+    const cost = run.cost as { model_ms: number; cells_ms: number; cells: number; peak_memory_bytes: number };
+    assert.equal(cost.cells, 1);
+    assert.ok(cost.cells_ms > 0 && cost.model_ms >= 0, JSON.stringify(cost));
+    assert.ok(
+      cost.peak_memory_bytes > 10 * 2 ** 20 && cost.peak_memory_bytes < 512 * 2 ** 20,
+      JSON.stringify(cost),
+    );
+    assert.deepEqual(whole.events.at(-1)?.data.cost, cost, 'the run-end event carries the same cost');
     const list = await json(await server.fetch(`/v1/threads/${threadId}/runs`));
     assert.deepEqual(
       (list.data as Array<{ id: string }>).map((r) => r.id),

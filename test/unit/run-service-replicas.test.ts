@@ -5,6 +5,7 @@ import type { ModelEntry } from '../../src/llm/model.ts';
 import { RunService } from '../../src/runs/run-service.ts';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import type { StoredEvent, ThreadRecord } from '../../src/store/store.ts';
+import { storeThreads } from '../../src/threads/store-threads.ts';
 import { EMPTY_WORKSPACE, FakeModel, FakeSandbox, type FakeTurn } from '../helpers/fakes.ts';
 import { freshDatabase, queryDatabase, TEST_DATABASE_URL, type TestDatabase } from '../helpers/postgres.ts';
 
@@ -40,10 +41,9 @@ describe('runs across replicas on one PostgreSQL', {
     const service = new RunService({
       store,
       sandbox,
-      workspaceOf: async () => EMPTY_WORKSPACE,
-      attachFiles: async () => {},
+      threads: storeThreads(store, async () => EMPTY_WORKSPACE),
       replicas: { replica: name, leaseMs, pollMs: 200 },
-      onInterrupted: (ids) => interrupted.push(...ids),
+      monitor: { error: () => {}, interrupted: (ids) => interrupted.push(...ids) },
     });
     services.push(service);
     return { service };

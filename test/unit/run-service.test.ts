@@ -9,6 +9,7 @@ import { RunService } from '../../src/runs/run-service.ts';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store, StoredEvent, ThreadRecord } from '../../src/store/store.ts';
+import { storeThreads } from '../../src/threads/store-threads.ts';
 import { EMPTY_WORKSPACE, FakeModel, FakeSandbox, type FakeTurn } from '../helpers/fakes.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/postgres.ts';
 import { describeEachStore } from '../helpers/stores.ts';
@@ -46,8 +47,7 @@ describeEachStore('runs owned by the service', (kind) => {
     const runs = new RunService({
       store,
       sandbox,
-      workspaceOf: async () => EMPTY_WORKSPACE,
-      attachFiles: async () => {},
+      threads: storeThreads(store, async () => EMPTY_WORKSPACE),
     });
     const start = (question = 'What is the total?') =>
       runs.start(

@@ -6,9 +6,9 @@ import { after, before, describe, test } from 'node:test';
 import { ConflictError, NotFoundError } from '../../src/errors/index.ts';
 import type { ModelEntry } from '../../src/llm/model.ts';
 import { RunService } from '../../src/runs/run-service.ts';
-import { storeThreads } from '../../src/runs/store-threads.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { ThreadRecord } from '../../src/store/store.ts';
+import { storeThreads } from '../../src/threads/store-threads.ts';
 import { EMPTY_WORKSPACE, FakeModel, FakeSandbox } from '../helpers/fakes.ts';
 
 /** `RunService.submit`: the guards every front end relies on, on a real SQLite store. */
@@ -36,19 +36,8 @@ describe('submit: one way to start a run', () => {
       metadata: {},
     });
   };
-  const service = (deleting = new Set<string>()) =>
-    new RunService({
-      store,
-      sandbox: new FakeSandbox(),
-      threads: {
-        ...storeThreads(store),
-        assertWritable: (id) => {
-          if (deleting.has(id)) throw new ConflictError(`thread ${id} is being deleted`);
-        },
-      },
-      workspaceOf: async () => EMPTY_WORKSPACE,
-      attachFiles: async () => {},
-    });
+  const service = (threads = storeThreads(store, async () => EMPTY_WORKSPACE)) =>
+    new RunService({ store, sandbox: new FakeSandbox(), threads });
 
   test('one message on an existing thread continues its stored conversation; several are the whole conversation', async () => {
     const runs = service();
@@ -85,8 +74,8 @@ describe('submit: one way to start a run', () => {
   });
 
   test('a thread being deleted, an unknown thread and a thread already running are refused before anything is stored', async () => {
-    const deleting = new Set<string>();
-    const runs = service(deleting);
+    const threads = storeThreads(store, async () => EMPTY_WORKSPACE);
+    const runs = service(threads);
     const thread = await newThread();
     const model = new FakeModel([{ text: '<Answer>slow</Answer>', delayMs: 200 }]);
     const request = {
@@ -94,9 +83,9 @@ describe('submit: one way to start a run', () => {
       messages: [{ role: 'user' as const, content: 'Go' }],
       model: { entry, model },
     };
-    deleting.add(thread.id);
+    const deletion = threads.locks.beginDelete(thread.id);
     await assert.rejects(runs.submit({ ...request, threadId: thread.id }), ConflictError);
-    deleting.delete(thread.id);
+    deletion.end();
     await assert.rejects(
       runs.submit({ ...request, threadId: 'thread-ffffffffffffffffffffffff' }),
       NotFoundError,
@@ -123,15 +112,13 @@ describe('submit: one way to start a run', () => {
     const runs = new RunService({
       store,
       sandbox: new FakeSandbox(),
-      threads: storeThreads(store),
+      threads: storeThreads(store, async () => EMPTY_WORKSPACE),
       models: {
         resolve: (id, options) => {
           asked.push([id, options?.client]);
           return { entry, model: options?.client === false ? undefined : new FakeModel([]) };
         },
       },
-      workspaceOf: async () => EMPTY_WORKSPACE,
-      attachFiles: async () => {},
     });
     const { run, entry: used } = await runs.submit({
       owner: 'me',

@@ -235,6 +235,10 @@ describe('the web studio', { timeout: 900_000 }, () => {
     assert.match((await lastRun().locator('.card.cell .pill').textContent()) ?? '', /stopped|killed/);
     assert.ok(!/step 100/.test(output ?? ''));
     assert.equal(await page.isVisible('#send'), true, 'the thread takes questions again');
+    // The stop is said once in the cell and once for the run, not repeated (issue 31, defect 10).
+    const text = (await lastRun().textContent()) ?? '';
+    assert.equal(text.match(/the cell was cancelled/g)?.length, 1, text);
+    assert.equal(text.match(/Stopped\./g)?.length, 1, text);
   });
 
   test('reload mid-run and open a second tab: the run finishes once, with no duplicated text', async () => {

@@ -94,8 +94,8 @@ export async function* modelRound(
  * A completion's text as it streams, cut after the first terminator to appear. Each delta is
  * searched together with only the end of the text before it (a terminator may straddle
  * deltas), and the text is joined once at the end: searching the whole growing string for
- * every delta flattened it each time, quadratic in the answer's length (a 2,000-delta
- * answer copied ~40 MB, and the garbage collector took more time than the relay).
+ * every delta flattened it each time, quadratic in the answer's length
+ * (docs/performance.md#streamed-text).
  */
 class StreamedText {
   private readonly parts: string[] = [];

@@ -1,5 +1,5 @@
 import type { Artifact, ExecResult } from '../../sandbox/sandbox.ts';
-import type { AgentEvent, RunStatus, TokenCount } from '../events.ts';
+import type { AgentEvent, RunCost, RunStatus, TokenCount } from '../events.ts';
 import type { GroundedNumber } from '../grounding/types.ts';
 import { extractCode } from '../transcript/tags.ts';
 import { TagScanner, type TagToken } from './tag-scanner.ts';
@@ -7,7 +7,7 @@ import { TagScanner, type TagToken } from './tag-scanner.ts';
 /**
  * A run read from its events into the steps every front end shows: the model's prose, each
  * cell with its code, output, result and files, notices, and the answer. Reports, notebooks,
- * the terminal printer, the SSE relay and the web UI all read these, never the transcript.
+ * the terminal renderer, the SSE relay and the web UI all read these, never the transcript.
  *
  * The builder is incremental (push events as they arrive, read `steps`, react to the
  * updates `push` returns) and pure (no Node APIs), so the browser runs the same code.
@@ -83,6 +83,8 @@ export interface RunView {
   /** The final answer, once there is one. */
   answer?: string;
   usage?: TokenCount;
+  /** Model and cell time and peak cell memory, once the run ended (absent on older runs). */
+  cost?: RunCost;
   durationMs?: number;
   /** The round of the latest event. */
   round: number;
@@ -230,6 +232,7 @@ export class StepBuilder {
         view.status = event.status;
         view.usage = event.usage;
         view.durationMs = event.duration_ms;
+        if (event.cost) view.cost = event.cost;
         if (event.reason) view.reason = event.reason;
         if (view.answer === undefined && event.answer !== undefined) view.answer = event.answer;
         view.steps.forEach((step, index) => {

@@ -19,9 +19,9 @@ export interface RenderWorkerOptions {
  * kill the server's event loop: a worker that runs out of memory or time is ended (the next
  * report gets a fresh one) and the caller gets ReportRenderError.
  *
- * The workers live on between reports. Each is an isolate of its own (about 30 MB, its modules
- * loaded anew): one started per report cost 0.7-2.7 s of CPU here, and 200 chats ending
- * together kept both cores busy for two minutes with nothing but starting workers.
+ * The workers live on between reports. Each is an isolate of its own, its modules loaded
+ * anew: one started per report made a burst of chats ending together keep the cores busy
+ * with nothing but starting workers (docs/performance.md#render-workers).
  */
 export class RenderWorkers {
   readonly slots: WorkerSlots;

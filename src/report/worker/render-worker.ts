@@ -21,7 +21,7 @@ export type FromRenderWorker = { id: number; documents: RenderedDocuments } | { 
 
 /**
  * One job at a time, for as long as the worker lives: a worker is started once and serves
- * report after report (starting one costs a second of CPU here, its modules loaded anew).
+ * report after report (starting one loads its modules anew: docs/performance.md#render-workers).
  * A job leaves nothing behind it: everything it uses is local to `render`.
  */
 async function render(job: RenderJob): Promise<RenderedDocuments> {

@@ -2,8 +2,8 @@
  * Gives each sandbox container its own CPU (cpuset), balancing by how many live containers
  * each CPU holds. A sandbox already gets at most one CPU of time (its quota); keeping all of
  * its processes on one CPU means waking a cell's process costs no cross-CPU interrupt, which
- * in a virtual machine is a large part of a small cell's latency (measured here: about 0.6 ms
- * of 3.4 ms). Sandboxes with a quota above one CPU are not pinned.
+ * in a virtual machine is a large part of a small cell's latency
+ * (docs/performance.md#cpu-pinning). Sandboxes with a quota above one CPU are not pinned.
  */
 export class CpuAssigner {
   private readonly load: number[];

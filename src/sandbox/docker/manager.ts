@@ -166,8 +166,8 @@ export class DockerSandboxManager implements SandboxManager {
       quiet: options.quiet,
       refillDelayMs: 250,
     });
-    // A container's memory limit is a ceiling, not its use (an idle one holds ~80 MiB): three
-    // quarters of the host's memory at 256 MiB each.
+    // A container's memory limit is a ceiling, not its use (an idle one holds far less,
+    // docs/performance.md#container-rename): three quarters of the host's memory at 256 MiB each.
     const memoryShare = Math.floor((totalmem() * 0.75) / (256 * 1024 ** 2));
     this.sessions = new SessionContainers({
       limits: {
@@ -256,8 +256,8 @@ export class DockerSandboxManager implements SandboxManager {
       if (stateful) session.statefulUsed = true;
       const lost = this.sessions.takeLostStateNote(ref.id, stateful);
       const result = await runOnContainer(container, request, { timeoutMs, limits: this.limits, stateful });
-      // Named for its thread after the run, not during it: the rename is engine work beside
-      // its cells (measured: new thread's first cell p95 15 → 20-25 ms with it).
+      // Named for its thread after the run, not during it: the rename is engine work that
+      // slowed its cells (docs/performance.md#container-rename).
       const pendingName = container.pendingName;
       if (pendingName) {
         container.pendingName = undefined;

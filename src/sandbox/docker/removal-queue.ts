@@ -2,13 +2,11 @@ import type { SandboxContainer } from './sandbox-container.ts';
 
 /**
  * Every container removal of a manager, so close() can wait for all of them. Idle ones go a
- * few at a time. Fifty sessions going idle together were fifty
- * removals at once, and the engine served nothing else meanwhile: a container start took
- * 9.8 s (0.7 s quiet; 50 containers exiting at once, 5.0 s), so every new thread missed the
- * warm pool. Two at a time, a start took 1.4 s. Containers here run no cell (a given-back
- * session, a pooled one past its age), so nobody waits for them to go; a container that may
- * still run code is removed at once, not queued. The manager removes one at a time: in the
- * scale bench 60 of 60 new threads then found a warm container (two at a time: 59 of 60).
+ * few at a time: many removals at once keep the engine from serving anything else, container
+ * starts with them, so new threads miss the warm pool (docs/performance.md#container-removals;
+ * the manager removes one at a time). Containers here run no cell (a given-back session, a
+ * pooled one past its age), so nobody waits for them to go; a container that may still run
+ * code is removed at once, not queued.
  */
 export class RemovalQueue {
   private readonly waiting: SandboxContainer[] = [];
@@ -27,14 +25,13 @@ export class RemovalQueue {
       atOnce: number;
       /**
        * More may wait than this only briefly: past it, removals start regardless of `atOnce`
-       * (each waiting container holds its memory, ~80 MiB idle). Default 32.
+       * (each waiting container holds its memory). Default 32.
        */
       maxWaiting?: number;
       /**
        * An idle container's removal starts no sooner than this after it was queued. A session
        * given back to make room for a new thread was otherwise removed beside that thread's
-       * first cell: at the session cap, new threads' first cells took 30-90 ms instead of
-       * 10-15 ms. Default 0.
+       * first cell, slowing it (docs/performance.md#container-removals). Default 0.
        */
       delayMs?: number;
       remove: (container: SandboxContainer) => Promise<void>;

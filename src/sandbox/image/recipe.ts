@@ -45,11 +45,11 @@ export const DEBIAN_PACKAGES = [
 ];
 
 /**
- * What the `full` profile adds: the heavy ones Debian has (about 1 GB more with their
- * dependencies). Debian has no TensorFlow or Keras, so tasks that need them stay blocked.
+ * What the `full` profile adds: the heavy ones Debian has (docs/performance.md#image-profiles
+ * for what they weigh). Debian has no TensorFlow or Keras, so tasks that need them stay blocked.
  */
 export const DEBIAN_FULL_PACKAGES = [
-  // Debian's gensim brings smart-open and with it the Azure and AWS SDKs (1.2 GB).
+  // Debian's gensim brings smart-open and with it the Azure and AWS SDKs, the heaviest part.
   'python3-gensim',
   'python3-torch',
   'python3-torchvision',

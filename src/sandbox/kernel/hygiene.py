@@ -146,3 +146,24 @@ def oom_kills():
         except OSError:
             continue
     return None
+
+
+def peak_rss(pid):
+    """A process's peak resident memory in bytes (VmHWM), or None once it is gone."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def reset_peak_rss(pid):
+    """Starts a kept process's peak over (a stateful worker's next cell has its own)."""
+    try:
+        with open("/proc/%d/clear_refs" % pid, "w") as f:
+            f.write("5")
+    except OSError:
+        pass

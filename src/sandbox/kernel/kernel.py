@@ -50,6 +50,11 @@ class Kernel:
         self.reader = FrameReader(PROTO_IN)
         self.pending = []
         self.workers = {STATELESS: None, STATEFUL: None}
+        # A second stateless worker, rehearsed while the current one waits or serves: the next
+        # cell often comes milliseconds after the last one ended (a model's short round), too
+        # soon for a worker forked at that end to have rehearsed. Stopped while any cell runs,
+        # so its rehearsal never takes the cell's CPU.
+        self.spare = None
         self.data_pending = None
         self.oom_seen = oom_kills()
 
@@ -97,12 +102,24 @@ class Kernel:
         if worker is None or not worker.alive:
             if worker is not None:
                 worker.dispose()
-            worker = self.workers[mode] = self.fork_worker(mode)
+            if mode == STATELESS and self.spare is not None and self.spare.alive:
+                worker, self.spare = self.spare, None
+            else:
+                worker = self.fork_worker(mode)
+            self.workers[mode] = worker
         return worker
+
+    def ensure_spare(self):
+        if self.spare is not None and not self.spare.alive:
+            self.spare.dispose()
+            self.spare = None
+        if self.spare is None:
+            self.spare = self.fork_worker(STATELESS)
 
     def kept_pids(self):
         """The processes that outlive a cell: the zygote and the live workers."""
-        return [self.zygote_pid] + [w.pid for w in self.workers.values() if w is not None and w.alive]
+        workers = list(self.workers.values()) + [self.spare]
+        return [self.zygote_pid] + [w.pid for w in workers if w is not None and w.alive]
 
     def retire(self, mode):
         worker = self.workers[mode]
@@ -154,15 +171,21 @@ class Kernel:
         worker = self.worker(mode)
         if mode == STATEFUL:
             worker.signal(signal.SIGCONT)  # stopped since its last cell
+            reset_peak_rss(worker.pid)
         else:
             worker.stop_rehearsal()
         if not worker.submit(request):
             self.retire(mode)
             worker = self.worker(mode)
             worker.submit(request)
+        if self.spare is not None:
+            self.spare.signal(signal.SIGSTOP)  # continued with the kept processes at the end
         cell = Cell(request, started)
         self.watch(worker, cell)
         outcome = self.outcome(worker, cell)
+        peak = peak_rss(worker.pid)
+        if peak is not None:
+            outcome["peak_memory_bytes"] = peak
         # Nothing of a cell runs on once it has ended: before the host hears of the end (and
         # may read the workspace), every process the cell left is killed, a spent stateless
         # worker is stopped (every thread of it), and so is a stateful worker until its next cell.
@@ -207,6 +230,7 @@ class Kernel:
             if request.get("clear_workspace"):
                 empty_workspace()
         self.worker(STATELESS)
+        self.ensure_spare()
 
     def yield_to_host(self):
         """Wait HOST_FIRST_S, or less if the host already sends its next frame."""
@@ -380,6 +404,7 @@ def main():
         return
     kernel = Kernel(zygote_pid, ours)
     kernel.worker(STATELESS)
+    kernel.ensure_spare()
     # Walk the artifact code once so the first cell does not pay for it (the MIME table
     # alone is read from disk on first use).
     mimetypes.init()
@@ -388,7 +413,7 @@ def main():
     try:
         kernel.serve()
     finally:
-        for worker in kernel.workers.values():
+        for worker in list(kernel.workers.values()) + [kernel.spare]:
             if worker is not None:
                 worker.dispose()
 

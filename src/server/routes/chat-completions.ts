@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { type AgentEvent, artifactsOf } from '../../agent/events.ts';
 import { TranscriptWriter } from '../../agent/view/transcript.ts';
+import { newId } from '../../ids/api-ids.ts';
 import type { StoredEvent } from '../../store/store.ts';
 import {
   chunk,
@@ -16,7 +17,6 @@ import { checkConnectionIds, connectionsForRun } from '../chat/run-connections.t
 import type { AppDeps } from '../deps.ts';
 import { baseUrl, threadFileUrl } from '../file-links.ts';
 import { abortOnHangUp } from '../hang-up.ts';
-import { newId } from '../ids.ts';
 import { corsHeaders, SseStream } from '../sse.ts';
 import { wire } from '../wire-error.ts';
 import { runEventsUrl, runObject } from './runs.ts';

@@ -45,7 +45,7 @@ export function registerConnectionRoutes(app: FastifyInstance, deps: AppDeps): v
     const connectionId = request.params.connection_id;
     deps.connections.config(request.owner, connectionId);
     const body = validate(ExtractBodySchema, request.body);
-    const operation = deps.threads.begin(thread.id);
+    const operation = deps.threads.locks.beginWrite(thread.id);
     try {
       const workspace = await deps.threads.workspace(thread);
       const source = body.table !== undefined ? { table: body.table } : { sql: body.sql! };

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { ConflictError } from '../../errors/index.ts';
 import type { ExecResult } from '../../sandbox/sandbox.ts';
 import type { AppDeps } from '../deps.ts';
 import { abortOnHangUp } from '../hang-up.ts';
@@ -40,7 +39,7 @@ export function registerExecRoutes(app: FastifyInstance, deps: AppDeps): void {
     const thread = await deps.threads.get(request.owner, request.params.id);
     const body = validate(ThreadExecBodySchema, request.body, 'the request body (a JSON object with "code")');
     // Deleting the thread stops this cell and waits for it before the workspace goes.
-    const operation = deps.threads.begin(thread.id);
+    const operation = deps.threads.locks.beginWrite(thread.id);
     let releaseSession: (() => void) | undefined;
     try {
       await deps.limits.storedBytesLeft(request.owner);
@@ -86,14 +85,8 @@ export function registerExecRoutes(app: FastifyInstance, deps: AppDeps): void {
    */
   app.post<{ Params: { id: string } }>('/v1/threads/:id/sandbox/restart', async (request) => {
     const thread = await deps.threads.get(request.owner, request.params.id);
-    deps.threads.assertWritable(thread.id);
-    if (deps.runs.isBusy(thread.id))
-      throw new ConflictError(
-        `thread ${thread.id} is running an analysis; cancel it before restarting its sandbox`,
-        {
-          param: 'thread_id',
-        },
-      );
+    deps.threads.locks.assertWritable(thread.id);
+    deps.threads.locks.assertNoRun(thread.id, 'restarting its sandbox');
     await deps.sandbox.closeSession(thread.id);
     return { thread_id: thread.id, object: 'thread.sandbox', restarted: true };
   });

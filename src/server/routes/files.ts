@@ -6,12 +6,12 @@ import {
   NotFoundError,
   PayloadTooLargeError,
 } from '../../errors/index.ts';
+import { newId } from '../../ids/api-ids.ts';
 import { formatBytes } from '../../sandbox/exec-result.ts';
 import type { FileRecord } from '../../store/store.ts';
+import { safeFilename } from '../../threads/safe-filename.ts';
 import type { AppDeps } from '../deps.ts';
-import { newId } from '../ids.ts';
 import type { StoredBytesHold } from '../limits/stored-bytes.ts';
-import { safeFilename } from '../services/safe-filename.ts';
 import type { FileObject } from '../wire/objects.ts';
 import { listOf, pageOf } from './pagination.ts';
 

@@ -22,6 +22,7 @@ export function runObject(run: RunRecord): RunObject {
     protocol: run.protocol,
     reason: run.reason,
     usage: run.usage,
+    cost: run.cost,
     answer: run.answer,
     created_at: Math.floor(run.created_at / 1000),
     finished_at: run.finished_at === null ? null : Math.floor(run.finished_at / 1000),

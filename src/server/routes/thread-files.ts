@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { InvalidInputError, NotFoundError } from '../../errors/index.ts';
+import { newId } from '../../ids/api-ids.ts';
+import { safeFilename } from '../../threads/safe-filename.ts';
 import { contentType } from '../../workspace/content-type.ts';
 import type { AppDeps } from '../deps.ts';
 import { baseUrl, threadFileUrl } from '../file-links.ts';
-import { newId } from '../ids.ts';
-import { safeFilename } from '../services/safe-filename.ts';
 import { contentDisposition, saveUpload, uploadedFile } from './files.ts';
 
 /** How long a listing waits for a finished run's reports before it lists what is there. */
@@ -66,7 +66,7 @@ export function registerThreadFileRoutes(app: FastifyInstance, deps: AppDeps): v
 
   app.post<Params>('/v1/threads/:id/files', async (request) => {
     const thread = await deps.threads.get(request.owner, request.params.id);
-    const operation = deps.threads.begin(thread.id);
+    const operation = deps.threads.locks.beginWrite(thread.id);
     try {
       const { part, fields } = await uploadedFile(request);
       // `folder` (sent before the file): where in the workspace it goes, e.g. `raw/2024`.
@@ -91,7 +91,7 @@ export function registerThreadFileRoutes(app: FastifyInstance, deps: AppDeps): v
 
   app.delete<Params>('/v1/threads/:id/files/*', async (request) => {
     const thread = await deps.threads.get(request.owner, request.params.id);
-    const operation = deps.threads.begin(thread.id);
+    const operation = deps.threads.locks.beginWrite(thread.id);
     try {
       const workspace = await deps.threads.workspace(thread);
       const path = request.params['*'];

@@ -44,7 +44,7 @@ export function registerThreadRoutes(app: FastifyInstance, deps: AppDeps): void 
       title: body.title || null,
       metadata: body.metadata,
     });
-    if (files.length) await deps.threads.attachAll(thread, files);
+    if (files.length) await deps.threads.attach(thread, files);
     return reply.code(201).send(threadObject(thread, false));
   });
 
@@ -66,7 +66,7 @@ export function registerThreadRoutes(app: FastifyInstance, deps: AppDeps): void 
   app.patch<ThreadParams>('/v1/threads/:id', async (request) => {
     const thread = await deps.threads.get(request.owner, request.params.id);
     const body = validate(UpdateThreadSchema, request.body);
-    deps.threads.assertWritable(thread.id);
+    deps.threads.locks.assertWritable(thread.id);
     const updated = await deps.store.updateThread(request.owner, thread.id, {
       ...(body.title !== undefined ? { title: body.title || null } : {}),
       ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { AgentEvent } from '../../contract/events.ts';
+import type { AgentEvent, RunCost } from '../../contract/events.ts';
 import { cutEventPage, type EventPage, type EventPageOptions } from '../event-pages.ts';
 import { eventOf, fileOf, messageOf, type Row, runOf, storedEventOf, threadOf } from '../rows.ts';
 import { INTERRUPTED_REASON, threadBusyError, tooManyRunsError } from '../run-errors.ts';
@@ -261,6 +261,7 @@ export class PostgresStore implements Store {
       status: 'running',
       reason: null,
       usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+      cost: null,
       answer: null,
       created_at: this.now(),
       finished_at: null,
@@ -349,14 +350,23 @@ export class PostgresStore implements Store {
 
   async finishRun(
     runId: string,
-    end: Pick<RunRecord, 'status' | 'reason' | 'usage' | 'answer'>,
+    end: Pick<RunRecord, 'status' | 'reason' | 'usage' | 'answer'> & { cost?: RunCost },
   ): Promise<void> {
     await this.pool.query(
       `WITH finished AS (
-         UPDATE runs SET status = $2, reason = $3, usage = $4, answer = $5, finished_at = $6, lease_expires_at = NULL
+         UPDATE runs SET status = $2, reason = $3, usage = $4, answer = $5, finished_at = $6, lease_expires_at = NULL,
+           cost = $7
          WHERE id = $1 AND status = 'running' RETURNING id)
        SELECT pg_notify('${CHANNELS.run}', id) FROM finished`,
-      [runId, end.status, end.reason, JSON.stringify(end.usage), end.answer, this.now()],
+      [
+        runId,
+        end.status,
+        end.reason,
+        JSON.stringify(end.usage),
+        end.answer,
+        this.now(),
+        end.cost ? JSON.stringify(end.cost) : null,
+      ],
     );
   }
 

@@ -65,4 +65,6 @@ export const MIGRATIONS: readonly string[] = [
      body TEXT NOT NULL,
      PRIMARY KEY (run_id, seq)
    );`,
+  // What a run cost besides its tokens (model and cell time, peak memory), as JSON.
+  'ALTER TABLE runs ADD COLUMN cost TEXT;',
 ];

@@ -12,9 +12,9 @@ interface Queued {
 /**
  * Every write the store is asked for in one turn of the event loop, committed in one
  * transaction at the end of the turn: `write` resolves with its own result once its
- * transaction is committed. A burst of 200 new chats made ~1,000 small writes in one turn
- * (thread, run, question, title, events), each its own commit at 40–100 µs; in one
- * transaction a write costs a few µs. Each write runs in a savepoint of its own, in the
+ * transaction is committed. A burst of new chats makes many small writes in one turn (thread,
+ * run, question, title, events), and a commit costs far more than a write in a transaction
+ * (docs/performance.md#coalesced-writes). Each write runs in a savepoint of its own, in the
  * order it was asked for, and whatever it reads it reads inside the transaction, after the
  * writes before it: a write that throws (a unique key, a refused run) is rolled back alone
  * and fails only its caller. Should the commit itself fail, each write is tried again in a

@@ -66,4 +66,6 @@ export const MIGRATIONS: readonly string[] = [
        AND rowid NOT IN (SELECT MAX(rowid) FROM runs WHERE status = 'running' GROUP BY thread_id);
    CREATE UNIQUE INDEX runs_one_running ON runs (thread_id) WHERE status = 'running';
    CREATE INDEX runs_replica ON runs (replica) WHERE status = 'running';`,
+  // What a run cost besides its tokens (model and cell time, peak memory), as JSON.
+  'ALTER TABLE runs ADD COLUMN cost TEXT;',
 ];

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import type { AgentEvent } from '../../contract/events.ts';
+import type { AgentEvent, RunCost } from '../../contract/events.ts';
 import { cutEventPage, type EventPage, type EventPageOptions } from '../event-pages.ts';
 import { eventOf, fileOf, messageOf, type Row, runOf, storedEventOf, threadOf } from '../rows.ts';
 import { INTERRUPTED_REASON, threadBusyError, tooManyRunsError } from '../run-errors.ts';
@@ -211,6 +211,7 @@ export class SqliteStore implements Store {
       status: 'running',
       reason: null,
       usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+      cost: null,
       answer: null,
       created_at: this.now(),
       finished_at: null,
@@ -267,14 +268,22 @@ export class SqliteStore implements Store {
 
   async finishRun(
     runId: string,
-    end: Pick<RunRecord, 'status' | 'reason' | 'usage' | 'answer'>,
+    end: Pick<RunRecord, 'status' | 'reason' | 'usage' | 'answer'> & { cost?: RunCost },
   ): Promise<void> {
     const at = this.now();
     await this.writes.write(() =>
       this.statement(
-        `UPDATE runs SET status = ?, reason = ?, usage = ?, answer = ?, finished_at = ?, lease_expires_at = NULL
+        `UPDATE runs SET status = ?, reason = ?, usage = ?, cost = ?, answer = ?, finished_at = ?, lease_expires_at = NULL
          WHERE id = ? AND status = 'running'`,
-      ).run(end.status, end.reason, JSON.stringify(end.usage), end.answer, at, runId),
+      ).run(
+        end.status,
+        end.reason,
+        JSON.stringify(end.usage),
+        end.cost ? JSON.stringify(end.cost) : null,
+        end.answer,
+        at,
+        runId,
+      ),
     );
   }
 

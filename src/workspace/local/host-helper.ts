@@ -15,11 +15,11 @@ export interface MountOutcome {
 
 // One JSON request a line, answered in any order, each in a thread of its own. Starting a
 // program from the server means forking the whole Node process, which blocks its event loop
-// while the page tables are copied: 8 ms at 50 MB, 26 ms at 300 MB here, twice for every new
-// workspace (mkfs, mount). The helper is small, and its subprocess uses vfork. Binds,
-// unmounts and loop mounts are ioctl(2), mount(2) and umount2(2) through libc: no program at
-// all. The mount program cost ~21 ms a workspace here (it scans every loop device for one
-// on the same image: hundreds of them with hundreds of threads); a loop mount made here, ~1 ms.
+// while the page tables are copied, twice for every new workspace (mkfs, mount). The helper
+// is small, and its subprocess uses vfork. Binds, unmounts and loop mounts are ioctl(2),
+// mount(2) and umount2(2) through libc: no program at all. The mount program scans every loop
+// device for one on the same image (hundreds of them with hundreds of threads); a loop mount
+// made here does not (docs/performance.md#host-helper).
 const HELPER = `
 import ctypes, errno as errnos, fcntl, json, os, struct, subprocess, sys, threading
 libc = ctypes.CDLL(None, use_errno=True)

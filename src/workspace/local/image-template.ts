@@ -10,8 +10,8 @@ const PREFIX = '.template-';
 /**
  * One formatted, empty workspace image per store, copied for each new workspace instead of
  * running mkfs.ext4 again: the copy takes only the image's data extents (its holes stay
- * holes) and runs in the host helper, no program started. mkfs.ext4 cost ~20 ms of CPU per
- * workspace here, a fifth of the machine when 200 threads start at once. A copy is the same
+ * holes) and runs in the host helper, no program started. mkfs.ext4 took a fifth of the
+ * machine when many threads start at once (docs/performance.md#image-template). A copy is the same
  * filesystem (size, inodes, journal, owner); only its UUID and hash seed are shared, and
  * nothing reads those. Where there is no helper, or the copy fails, the caller formats
  * the image itself.

@@ -44,7 +44,7 @@ export interface LoopWorkspaceOptions {
 /**
  * 8 GiB: room for one upload of the largest default size (4 GiB, ANALYST_MAX_UPLOAD_BYTES)
  * and as much again for DuckDB's spill files. The image is sparse: it costs the disk what
- * is written to it, and an empty one about 4 MB.
+ * is written to it (docs/performance.md#image-template).
  */
 export const DEFAULT_QUOTA_BYTES = 8 * 1024 ** 3;
 export const DEFAULT_QUOTA_FILES = 200_000;

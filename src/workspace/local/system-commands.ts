@@ -40,8 +40,8 @@ export function hostHelper(): HostHelper {
 
 /**
  * A second helper at the lowest CPU priority, for making new workspace filesystems (image
- * copies, their loop mounts): a burst of 200 new threads cost its helper ~0.4 s of CPU while
- * their chats waited for a core, and none of them needs its filesystem before its first
+ * copies, their loop mounts): a burst of new threads kept it busy while their chats waited
+ * for a core (docs/performance.md#host-helper), and none of them needs its filesystem before its first
  * cell. Binds and unmounts, on a cell's path, stay with `hostHelper()`.
  */
 export function backgroundHelper(): HostHelper {

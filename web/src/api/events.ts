@@ -1,6 +1,5 @@
 import type { SequencedEvent } from '../../../src/contract/events.ts';
-import { readRunEvents } from '../../../src/contract/run-events-reader.ts';
-import { apiFetch } from './client.ts';
+import { ApiError, api } from './client.ts';
 
 export type { SequencedEvent };
 
@@ -25,15 +24,15 @@ export async function followRun(
   while (!options.signal.aborted) {
     let ended = false;
     try {
-      const response = await apiFetch(`/v1/threads/${threadId}/runs/${runId}/events`, {
-        headers: { 'last-event-id': String(last), accept: 'text/event-stream' },
-        signal: options.signal,
+      const events = api.runEvents(threadId, runId, {
+        after: last,
+        abortSignal: options.signal,
+        onOpen: () => {
+          options.onState?.('connected');
+          delayMs = 500;
+        },
       });
-      if (response.status === 404) return;
-      if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
-      options.onState?.('connected');
-      delayMs = 500;
-      for await (const event of readRunEvents(response.body)) {
+      for await (const event of events) {
         if (event.seq <= last) continue;
         last = event.seq;
         options.onEvent(event);
@@ -42,7 +41,7 @@ export async function followRun(
       if (ended) return;
     } catch (error) {
       if (options.signal.aborted) return;
-      void error;
+      if (error instanceof ApiError && error.status === 404) return;
     }
     if (ended) return;
     options.onState?.('reconnecting');

@@ -1,52 +1,22 @@
-import type { StoredRunStatus } from '../../../src/contract/run-status.ts';
+import { z } from 'zod';
+import type {
+  ConnectionObjectSchema,
+  ConnectionQueryResultSchema,
+  ConnectionSchemaObjectSchema,
+  ExtractResultSchema,
+} from '../../../src/contract/connections.ts';
+import type {
+  ModelObject,
+  RunObject,
+  ThreadObject,
+  WorkspaceFileObject,
+} from '../../../src/contract/objects.ts';
 
-/** Wire shapes of the API the UI reads (see src/server/routes). */
-export interface Thread {
-  id: string;
-  object: 'thread';
-  created_at: number;
-  updated_at: number;
-  title: string | null;
-  metadata: ThreadMetadata;
-  busy: boolean;
-  runs?: Run[];
-}
-
-export interface ThreadSettings {
-  temperature?: number;
-  system?: string;
-}
-
-export interface ThreadMetadata {
-  model?: string;
-  settings?: ThreadSettings;
-  [key: string]: unknown;
-}
-
-export interface Run {
-  id: string;
-  thread_id: string;
-  status: StoredRunStatus;
-  model: string;
-  protocol: string;
-  reason: string | null;
-  created_at: number;
-  finished_at: number | null;
-}
-
-export interface Model {
-  id: string;
-  protocol: string;
-  default: boolean;
-  description?: string;
-}
-
-export interface WorkspaceFile {
-  path: string;
-  bytes: number;
-  modified_at: number;
-  url: string;
-}
+/** Wire shapes of the API the UI reads: the contract's (src/contract), as the shared client checks them. */
+export type Thread = ThreadObject & { runs?: Run[] };
+export type Run = RunObject;
+export type Model = ModelObject;
+export type WorkspaceFile = WorkspaceFileObject;
 
 export type { Preview } from '../../../src/contract/preview.ts';
 
@@ -55,42 +25,31 @@ export interface List<T> {
   has_more?: boolean;
 }
 
+/** What the studio keeps in a thread's metadata besides the model (the API lets any client write there). */
+export interface ThreadSettings {
+  temperature?: number;
+  system?: string;
+}
+
+// Lenient: another client may have written anything under these keys; what is not ours is ignored.
+const SettingsSchema = z.object({ temperature: z.number().optional(), system: z.string().optional() });
+
+/** The model a thread's metadata names, if it names one as a string. */
+export function threadModel(thread: Thread): string | undefined {
+  const model = thread.metadata.model;
+  return typeof model === 'string' ? model : undefined;
+}
+
+/** The studio's settings in a thread's metadata (temperature, system prompt), if they are readable. */
+export function threadSettings(thread: Thread): ThreadSettings | undefined {
+  const parsed = SettingsSchema.safeParse(thread.metadata.settings);
+  return parsed.success ? parsed.data : undefined;
+}
+
 /** A database connection as a key sees it (never its URL): `GET /v1/connections`. */
-export interface Connection {
-  id: string;
-  kind: 'postgres' | 'mysql' | 'sqlite';
-  title: string;
-  max_rows: number;
-  timeout_s: number;
-  schemas: string[];
-}
-
-export interface ConnectionTable {
-  schema: string;
-  name: string;
-  columns: Array<{ name: string; type: string }>;
-  row_estimate: number | null;
-}
-
-export interface ConnectionSchema {
-  connection_id: string;
-  tables: ConnectionTable[];
-}
-
-export type ConnectionCell = string | number | boolean | null;
-
-export interface ConnectionQueryResult {
-  connection_id: string;
-  columns: Array<{ name: string; type: string }>;
-  rows: ConnectionCell[][];
-  row_count: number;
-  /** Which cap stopped the fetching, or false when every row came. */
-  truncated: false | 'rows' | 'bytes';
-}
-
-export interface ConnectionExtract {
-  connection_id: string;
-  path: string;
-  row_count: number;
-  truncated: boolean;
-}
+export type Connection = z.infer<typeof ConnectionObjectSchema>;
+export type ConnectionSchema = z.infer<typeof ConnectionSchemaObjectSchema>;
+export type ConnectionTable = ConnectionSchema['tables'][number];
+export type ConnectionQueryResult = z.infer<typeof ConnectionQueryResultSchema>;
+export type ConnectionCell = ConnectionQueryResult['rows'][number][number];
+export type ConnectionExtract = z.infer<typeof ExtractResultSchema>;

@@ -1,15 +1,8 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { CellStep } from '../../../src/agent/view/steps.ts';
-import {
-  type ApiError,
-  createThread,
-  deleteFile,
-  deleteThread,
-  download,
-  updateThread,
-} from '../api/client.ts';
+import { type ApiError, api, download } from '../api/client.ts';
 import { EXPORT_KINDS, type ExportKind, exportTarget } from '../api/exports.ts';
-import type { ThreadSettings } from '../api/types.ts';
+import { type ThreadSettings, threadModel, threadSettings } from '../api/types.ts';
 import { currentLanguage, setLanguage, t } from '../i18n/i18n.ts';
 import { fileUrl } from '../lib/files.ts';
 import { useLanguage } from '../lib/hooks.ts';
@@ -26,6 +19,7 @@ import { Chat, RunningIndicator } from './Chat.tsx';
 import { Composer } from './Composer.tsx';
 import { DataSources } from './DataSources.tsx';
 import { ConfirmDialog, KeyDialog, SettingsDialog, ShortcutsDialog } from './Dialogs.tsx';
+import { ImageViewer } from './ImageViewer.tsx';
 import { Inspector } from './Inspector.tsx';
 import { ThreadList } from './ThreadList.tsx';
 import { WorkspacePanel } from './WorkspacePanel.tsx';
@@ -59,6 +53,8 @@ export function App() {
   const [confirm, setConfirm] = useState<{ message: string; action: () => void }>();
   const [dialog, setDialog] = useState<'settings' | 'shortcuts'>();
   const [pane, setPane] = useState<Pane>('chat');
+  // A PDF takes seconds to render: the export menu says what it is doing until the file arrives.
+  const [exporting, setExporting] = useState<ExportKind>();
   const searchRef = useRef<HTMLInputElement>(null);
   const uploadRef = useRef<HTMLInputElement>(null);
 
@@ -73,15 +69,14 @@ export function App() {
     [route.navigate],
   );
 
-  const model = session ? session.thread.metadata.model : draft.model;
-  const settings = (session ? session.thread.metadata.settings : draft.settings) ?? {};
+  const model = session ? threadModel(session.thread) : draft.model;
+  const settings = (session ? threadSettings(session.thread) : draft.settings) ?? {};
 
   /** The open thread, or a new one made with the draft's model and settings (and opened in place). */
   const ensureThread = async (): Promise<ThreadSession> => {
     if (session) return session;
-    const thread = await createThread({
-      ...(draft.model ? { model: draft.model } : {}),
-      settings: draft.settings,
+    const thread = await api.createThread({
+      metadata: { ...(draft.model ? { model: draft.model } : {}), settings: draft.settings },
     });
     const made = await ThreadSession.open(thread.id);
     opened.adopt(made);
@@ -135,7 +130,7 @@ export function App() {
     if (!session) return setDraft({ model: nextModel, settings: next });
     const metadata = { ...session.thread.metadata, model: nextModel, settings: next };
     session.setThread({ ...session.thread, metadata });
-    void updateThread(session.id, { metadata }).then((thread) => session.setThread(thread), report);
+    void api.updateThread(session.id, { metadata }).then((thread) => session.setThread(thread), report);
   };
 
   const openFile = (path: string) => {
@@ -163,11 +158,12 @@ export function App() {
   });
 
   const exportAs = (kind: ExportKind) => {
-    if (!session) return;
+    if (!session || exporting) return;
     const { path, fallbackName } = exportTarget(session.id, kind);
-    void download(path, fallbackName).catch((e: Error) =>
-      showError(t('export.failed', { message: e.message })),
-    );
+    setExporting(kind);
+    void download(path, fallbackName)
+      .catch((e: Error) => showError(t('export.failed', { message: e.message })))
+      .finally(() => setExporting(undefined));
   };
 
   const generated = session?.generated() ?? new Set<string>();
@@ -196,7 +192,9 @@ export function App() {
         <span class="spacer" />
         {session && (
           <details class="menu" id="export-menu">
-            <summary class="button small">{t('export.title')}</summary>
+            <summary class="button small" aria-busy={exporting !== undefined}>
+              {exporting ? t('export.working', { kind: t(`export.${exporting}`) }) : t('export.title')}
+            </summary>
             <div class="menu-items" role="menu">
               {EXPORT_KINDS.map((kind) => (
                 <button
@@ -204,6 +202,7 @@ export function App() {
                   role="menuitem"
                   key={kind}
                   data-export={kind}
+                  disabled={exporting !== undefined}
                   onClick={(e) => {
                     (e.currentTarget.closest('details') as HTMLDetailsElement).open = false;
                     exportAs(kind);
@@ -249,7 +248,7 @@ export function App() {
               setConfirm({
                 message: t('threads.deleteConfirm', { title: thread.title || t('threads.untitled') }),
                 action: () =>
-                  void deleteThread(thread.id).then(() => {
+                  void api.deleteThread(thread.id).then(() => {
                     announce('threads');
                     if (thread.id === threadId) navigate(undefined);
                   }, report),
@@ -272,7 +271,8 @@ export function App() {
               session &&
               setConfirm({
                 message: t('files.deleteConfirm', { path }),
-                action: () => void deleteFile(session.id, path).then(() => session.refreshFiles(), report),
+                action: () =>
+                  void api.deleteFile(session.id, path).then(() => session.refreshFiles(), report),
               })
             }
             uploadRef={uploadRef}
@@ -376,6 +376,7 @@ export function App() {
           }}
         />
       )}
+      <ImageViewer />
       {keyPrompt.asking && <KeyDialog invalid={keyPrompt.asking.invalid} onSubmit={keyPrompt.submit} />}
       {dialog === 'shortcuts' && <ShortcutsDialog onClose={() => setDialog(undefined)} />}
       {dialog === 'settings' && (

@@ -1,5 +1,5 @@
 import type { CellStep } from '../../../src/agent/view/steps.ts';
-import { currentLanguage, t } from '../i18n/i18n.ts';
+import { currentLanguage, formatBytes, formatNumber, t } from '../i18n/i18n.ts';
 import { useFollow } from '../lib/follow.ts';
 import { useSecondsSince } from '../lib/hooks.ts';
 import { sourcePlaces } from '../lib/source-places.ts';
@@ -77,8 +77,33 @@ function RunBlock(props: {
         />
       ))}
       <RunEnd run={run} />
+      <RunCostLine run={run} />
     </article>
   );
+}
+
+/** What the run cost, once it ended: time, model and cells, peak cell memory, tokens. */
+function RunCostLine({ run }: { run: RunState }) {
+  const { cost, usage, durationMs } = run.builder.view;
+  if (run.status === 'running' || !cost) return null;
+  const parts = [
+    t('cost.total', { seconds: formatSeconds(durationMs ?? 0) }),
+    t('cost.model', { seconds: formatSeconds(cost.model_ms) }),
+    t('cost.cells', { count: formatNumber(cost.cells), seconds: formatSeconds(cost.cells_ms) }),
+    ...(cost.peak_memory_bytes !== null
+      ? [t('cost.peak', { bytes: formatBytes(cost.peak_memory_bytes) })]
+      : []),
+    ...(usage?.total_tokens ? [t('cost.tokens', { count: formatNumber(usage.total_tokens) })] : []),
+  ];
+  return (
+    <p class="run-cost muted" title={t('cost.title')}>
+      {parts.join(' · ')}
+    </p>
+  );
+}
+
+function formatSeconds(ms: number): string {
+  return (ms / 1000).toFixed(1);
 }
 
 function RunEnd({ run }: { run: RunState }) {

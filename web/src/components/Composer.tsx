@@ -2,6 +2,7 @@ import { useRef, useState } from 'preact/hooks';
 import type { WorkspaceFile } from '../api/types.ts';
 import type { MessageKey } from '../i18n/catalogue.ts';
 import { formatBytes, t } from '../i18n/i18n.ts';
+import { useScrollCue } from '../lib/scroll-cue.ts';
 
 const PRESETS = ['eda', 'cleaning', 'viz', 'stats', 'sql', 'summary'] as const;
 
@@ -22,7 +23,11 @@ export function Composer(props: {
   const [text, setText] = useState('');
   const [sending, setSending] = useState(false);
   const area = useRef<HTMLTextAreaElement>(null);
+  const chips = useRef<HTMLDivElement>(null);
+  const presets = useRef<HTMLFieldSetElement>(null);
   const seen = props.files.filter((f) => !f.path.includes('/'));
+  useScrollCue(chips, [seen.length]);
+  useScrollCue(presets);
 
   const send = async () => {
     const question = text.trim();
@@ -60,7 +65,7 @@ export function Composer(props: {
 
   return (
     <div class="composer">
-      <div class="chips">
+      <div class="chips" ref={chips}>
         {seen.length ? (
           <>
             <span class="muted">{t('files.seenByModel')}:</span>
@@ -81,7 +86,7 @@ export function Composer(props: {
           <span class="muted">{t('files.noneSeen')}</span>
         )}
       </div>
-      <fieldset class="presets" aria-label={t('chat.presets')}>
+      <fieldset class="presets" ref={presets} aria-label={t('chat.presets')}>
         {PRESETS.map((p) => (
           <button type="button" class="preset" key={p} onClick={() => insert(p)} data-preset={p}>
             {t(`preset.${p}` as MessageKey)}

@@ -1,11 +1,14 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { CellStep } from '../../../src/agent/view/steps.ts';
-import { apiFetch, blobUrl, previewPage } from '../api/client.ts';
+import { api, blobUrl } from '../api/client.ts';
 import type { Preview } from '../api/types.ts';
 import { formatBytes, formatNumber, t } from '../i18n/i18n.ts';
 import { fileUrl } from '../lib/files.ts';
 import { useDebounced, useLazy } from '../lib/hooks.ts';
+import { useScrollCue } from '../lib/scroll-cue.ts';
 import { EMPTY_VIEW, type TableView, viewParams } from '../lib/table-view.ts';
+import { viewImage } from '../state/image-viewer.ts';
+import { RENDER_MAX_BYTES, RenderedDocument, renderable } from './RenderedDocument.tsx';
 import { TableTools } from './TableTools.tsx';
 
 /** The right panel: a preview of the selected file, or the selected cell's code to edit and re-run. */
@@ -65,6 +68,9 @@ function FilePreview(props: { threadId: string; path: string; version: string })
   const [view, setView] = useState<TableView>(EMPTY_VIEW);
   // Typing in a filter asks the server once the typing pauses, not at every key.
   const settled = useDebounced(view, 350);
+  const [source, setSource] = useState(false);
+  const tabs = useRef<HTMLDivElement>(null);
+  useScrollCue(tabs, [preview]);
   const grid = useLazy(() => import('../lazy/grid.tsx'));
   const base = fileUrl(props.threadId, props.path, 'preview');
   const param = preview?.sheets ? 'sheet' : 'table';
@@ -75,11 +81,12 @@ function FilePreview(props: { threadId: string; path: string; version: string })
   useEffect(() => {
     setChoice(undefined);
     setView(EMPTY_VIEW);
+    setSource(false);
   }, [props.path]);
   useEffect(() => {
     let live = true;
     setError(undefined);
-    previewPage(url, 0, 200).then(
+    api.preview(url, { offset: 0, limit: 200 }).then(
       (p) => live && setPreview(p),
       (e: Error) => {
         if (!live) return;
@@ -101,6 +108,12 @@ function FilePreview(props: { threadId: string; path: string; version: string })
   if (error && (!preview || preview.path !== props.path || !preview.queryable)) return errorLine;
   if (!preview || preview.path !== props.path) return <p class="muted pad">{t('inspector.loading')}</p>;
   const choices = preview.sheets ?? preview.tables;
+  const document = renderable(props.path);
+  const rendered =
+    document !== undefined &&
+    !source &&
+    preview.bytes <= RENDER_MAX_BYTES &&
+    (preview.kind === 'text' || preview.kind === 'json');
   return (
     <div class="preview">
       <div class="preview-head">
@@ -109,6 +122,7 @@ function FilePreview(props: { threadId: string; path: string; version: string })
         </strong>
         <span class="muted">{formatBytes(preview.bytes)}</span>
         {preview.total_rows !== null &&
+          !rendered &&
           (preview.kind === 'table' || preview.kind === 'json' || preview.kind === 'text') && (
             <span class="muted" id="preview-rows">
               {t('inspector.rows', {
@@ -120,6 +134,7 @@ function FilePreview(props: { threadId: string; path: string; version: string })
       {choices && choices.length > 0 && (
         <div
           class="preview-tabs"
+          ref={tabs}
           role="tablist"
           aria-label={preview.sheets ? t('inspector.sheet') : t('inspector.table')}
         >
@@ -137,6 +152,38 @@ function FilePreview(props: { threadId: string; path: string; version: string })
           ))}
         </div>
       )}
+      {document && preview.bytes <= RENDER_MAX_BYTES && (
+        <div class="preview-tabs" role="tablist" aria-label={t('inspector.view')}>
+          <button
+            type="button"
+            role="tab"
+            id="view-rendered"
+            aria-selected={!source}
+            class={source ? '' : 'active'}
+            onClick={() => setSource(false)}
+          >
+            {t('inspector.rendered')}
+          </button>
+          <button
+            type="button"
+            role="tab"
+            id="view-source"
+            aria-selected={source}
+            class={source ? 'active' : ''}
+            onClick={() => setSource(true)}
+          >
+            {t('inspector.source')}
+          </button>
+        </div>
+      )}
+      {rendered && (
+        <RenderedDocument
+          threadId={props.threadId}
+          path={props.path}
+          version={props.version}
+          kind={document}
+        />
+      )}
       {preview.queryable && (
         <TableTools
           view={view}
@@ -146,7 +193,7 @@ function FilePreview(props: { threadId: string; path: string; version: string })
         />
       )}
       {errorLine}
-      {preview.truncated && <p class="warn">{t('inspector.truncated')}</p>}
+      {!rendered && preview.truncated && <p class="warn">{t('inspector.truncated')}</p>}
       {preview.kind === 'image' && (
         <PreviewImage threadId={props.threadId} path={props.path} version={props.version} />
       )}
@@ -157,7 +204,8 @@ function FilePreview(props: { threadId: string; path: string; version: string })
         </p>
       )}
       {preview.kind === 'binary' && !preview.message && <p class="muted pad">{t('inspector.binary')}</p>}
-      {(preview.kind === 'table' || preview.kind === 'json' || preview.kind === 'text') &&
+      {!rendered &&
+        (preview.kind === 'table' || preview.kind === 'json' || preview.kind === 'text') &&
         (grid ? (
           <grid.DataGrid
             first={preview}
@@ -177,7 +225,20 @@ function PreviewImage(props: { threadId: string; path: string; version: string }
   useEffect(() => {
     void blobUrl(fileUrl(props.threadId, props.path), props.version).then(setSrc, () => setSrc(undefined));
   }, [props.threadId, props.path, props.version]);
-  return <div class="preview-image">{src && <img src={src} alt={props.path} id="preview-image" />}</div>;
+  return (
+    <div class="preview-image">
+      {src && (
+        <button
+          type="button"
+          class="enlarge"
+          title={t('viewer.open')}
+          onClick={() => viewImage({ threadId: props.threadId, path: props.path, version: props.version })}
+        >
+          <img src={src} alt={props.path} id="preview-image" />
+        </button>
+      )}
+    </div>
+  );
 }
 
 function PreviewPdf(props: { threadId: string; path: string }) {
@@ -187,7 +248,8 @@ function PreviewPdf(props: { threadId: string; path: string }) {
   useEffect(() => {
     if (!pdf || !ref.current) return;
     const parent = ref.current;
-    void apiFetch(fileUrl(props.threadId, props.path))
+    void api
+      .resource(fileUrl(props.threadId, props.path))
       .then((r) => r.arrayBuffer())
       .then((data) => pdf.renderPdf(parent, data))
       .catch((e: Error) => setError(e.message));

@@ -1,10 +1,12 @@
 import { useEffect, useRef } from 'preact/hooks';
 import type { GroundedNumber } from '../../../src/agent/grounding/types.ts';
 import { blobUrl } from '../api/client.ts';
+import { t } from '../i18n/i18n.ts';
 import { enhanceAnswerTables } from '../lib/answer-tables.ts';
 import { fileUrl } from '../lib/files.ts';
 import { markGroundedNumbers, type SourcePlace } from '../lib/grounding-marks.ts';
 import { renderMarkdown } from '../lib/markdown.ts';
+import { viewImage } from '../state/image-viewer.ts';
 
 /**
  * Sanitised Markdown (see lib/markdown.ts). Images that point into the thread's workspace are
@@ -41,6 +43,11 @@ export function Markdown(props: {
       }
       const path = workspacePath(img.dataset.src ?? '', props.threadId);
       if (!path) continue;
+      // A chart opens full size (see ImageViewer), by click or by keyboard.
+      img.tabIndex = 0;
+      img.setAttribute('role', 'button');
+      img.title = t('viewer.open');
+      img.classList.add('enlargeable');
       void blobUrl(fileUrl(props.threadId, path)).then(
         (url) => {
           img.src = url;
@@ -49,7 +56,22 @@ export function Markdown(props: {
       );
     }
   }, [props.text, props.threadId, props.grounding]);
+  const openImage = (target: HTMLElement): boolean => {
+    if (!(target instanceof HTMLImageElement) || !target.classList.contains('enlargeable')) return false;
+    const path = workspacePath(target.dataset.src ?? '', props.threadId);
+    if (!path) return false;
+    viewImage({ threadId: props.threadId, path, version: '' });
+    return true;
+  };
+  const onKeyDown = (event: KeyboardEvent) => {
+    if ((event.key === 'Enter' || event.key === ' ') && openImage(event.target as HTMLElement))
+      event.preventDefault();
+  };
   const onClick = (event: MouseEvent) => {
+    if (openImage(event.target as HTMLElement)) {
+      event.preventDefault();
+      return;
+    }
     const link = (event.target as HTMLElement).closest('a');
     if (!link) return;
     const path = workspacePath(link.getAttribute('href') ?? '', props.threadId);
@@ -58,10 +80,9 @@ export function Markdown(props: {
       props.onOpenFile(path);
     }
   };
-  // Clicks are delegated from the links inside (which are focusable and keyboard-usable themselves).
-  // biome-ignore lint/a11y/useKeyWithClickEvents: the links handle the keyboard
+  // Clicks and keys are delegated from the links and charts inside (each focusable itself).
   // biome-ignore lint/a11y/noStaticElementInteractions: a delegated handler, not a control
-  return <div class="markdown" ref={ref} onClick={onClick} />;
+  return <div class="markdown" ref={ref} onClick={onClick} onKeyDown={onKeyDown} />;
 }
 
 /** The workspace path a link or image points at: relative paths and this thread's file URLs. */

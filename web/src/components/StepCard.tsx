@@ -7,6 +7,7 @@ import { formatBytes, formatNumber, t } from '../i18n/i18n.ts';
 import { fileUrl } from '../lib/files.ts';
 import { type SourcePlace, ungroundedCount } from '../lib/grounding-marks.ts';
 import { useLazy } from '../lib/hooks.ts';
+import { viewImage } from '../state/image-viewer.ts';
 import { Markdown } from './Markdown.tsx';
 
 export interface StepProps {
@@ -156,13 +157,7 @@ function CellCard(props: StepProps & { step: CellStep }) {
         <div class="artifacts">
           {step.artifacts.map((a) =>
             a.mime.startsWith('image/') ? (
-              <ArtifactImage
-                key={a.path}
-                threadId={props.threadId}
-                path={a.path}
-                bytes={a.bytes}
-                onOpen={props.onOpenFile}
-              />
+              <ArtifactImage key={a.path} threadId={props.threadId} path={a.path} bytes={a.bytes} />
             ) : (
               <button type="button" class="chip" key={a.path} onClick={() => props.onOpenFile(a.path)}>
                 {a.path} <span class="muted">{formatBytes(a.bytes)}</span>
@@ -175,12 +170,7 @@ function CellCard(props: StepProps & { step: CellStep }) {
   );
 }
 
-function ArtifactImage(props: {
-  threadId: string;
-  path: string;
-  bytes: number;
-  onOpen: (path: string) => void;
-}) {
+function ArtifactImage(props: { threadId: string; path: string; bytes: number }) {
   const [url, setUrl] = useState<string>();
   useEffect(() => {
     void blobUrl(fileUrl(props.threadId, props.path), String(props.bytes)).then(setUrl, () =>
@@ -188,7 +178,12 @@ function ArtifactImage(props: {
     );
   }, [props.threadId, props.path, props.bytes]);
   return (
-    <button type="button" class="artifact-image" onClick={() => props.onOpen(props.path)} title={props.path}>
+    <button
+      type="button"
+      class="artifact-image"
+      onClick={() => viewImage({ threadId: props.threadId, path: props.path, version: String(props.bytes) })}
+      title={t('viewer.open')}
+    >
       {url ? <img src={url} alt={props.path} /> : <span class="image-placeholder" />}
       <span class="caption">{props.path}</span>
     </button>

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { updateThread } from '../api/client.ts';
+import { api } from '../api/client.ts';
 import type { Thread } from '../api/types.ts';
 import { formatWhen, locale, t } from '../i18n/i18n.ts';
 import { announce } from '../state/changes.ts';
@@ -20,7 +20,7 @@ export function ThreadList(props: {
   const rename = async (thread: Thread, title: string) => {
     setEditing(undefined);
     if (title.trim() === (thread.title ?? '')) return;
-    const updated = await updateThread(thread.id, { title: title.trim() || null });
+    const updated = await api.updateThread(thread.id, { title: title.trim() || null });
     announce('threads');
     props.onRenamed(updated);
   };

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useReducer, useRef, useState } from 'preact/hooks';
-import { previewPage } from '../api/client.ts';
+import { api } from '../api/client.ts';
 import type { Preview } from '../api/types.ts';
 import { t } from '../i18n/i18n.ts';
 import { filterOf, nextSort, type TableView } from '../lib/table-view.ts';
@@ -61,7 +61,7 @@ export function DataGrid(props: {
   for (let page = Math.floor(firstRow / PAGE); page * PAGE < lastRow; page++) {
     if (pages.current.has(page) || loading.current.has(page)) continue;
     loading.current.add(page);
-    void previewPage(props.url, page * PAGE, PAGE).then(
+    void api.preview(props.url, { offset: page * PAGE, limit: PAGE }).then(
       (p) => {
         pages.current.set(page, p.rows);
         tick(undefined);

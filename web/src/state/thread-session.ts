@@ -1,6 +1,6 @@
 import type { AgentEvent } from '../../../src/agent/events.ts';
 import { StepBuilder, type StepUpdate } from '../../../src/agent/view/steps.ts';
-import { cancelRun, getRun, getThread, listFiles, startRun, threadEventsPage } from '../api/client.ts';
+import { api } from '../api/client.ts';
 import { followRun } from '../api/events.ts';
 import type { Run, Thread, ThreadSettings, WorkspaceFile } from '../api/types.ts';
 import { announce } from './changes.ts';
@@ -39,7 +39,11 @@ export class ThreadSession {
   private constructor(public thread: Thread) {}
 
   static async open(id: string): Promise<ThreadSession> {
-    const [thread, events, files] = await Promise.all([getThread(id), threadEvents(id), listFiles(id)]);
+    const [thread, events, files] = await Promise.all([
+      api.getThread(id),
+      threadEvents(id),
+      api.listFiles(id),
+    ]);
     const session = new ThreadSession(thread);
     session.files = files.data;
     const byRun = new Map<string, AgentEvent[]>();
@@ -89,7 +93,7 @@ export class ThreadSession {
   }
 
   async ask(question: string, model: string | undefined, settings: ThreadSettings): Promise<void> {
-    const run = await startRun(this.id, {
+    const run = await api.startRun(this.id, {
       messages: [{ role: 'user', content: question }],
       ...(model ? { model } : {}),
       ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
@@ -99,13 +103,13 @@ export class ThreadSession {
   }
 
   async rerun(code: string): Promise<void> {
-    const run = await startRun(this.id, { cell: { code } });
+    const run = await api.startRun(this.id, { cell: { code } });
     this.track(run);
   }
 
   async stop(): Promise<void> {
     const run = this.active;
-    if (run) await cancelRun(this.id, run.id);
+    if (run) await api.cancelRun(this.id, run.id);
   }
 
   /**
@@ -116,7 +120,7 @@ export class ThreadSession {
   syncRuns(): Promise<void> {
     this.syncing ??= (async () => {
       try {
-        const { runs = [], ...thread } = await getThread(this.id);
+        const { runs = [], ...thread } = await api.getThread(this.id);
         this.merge(thread);
         for (const run of runs) {
           if (this.runs.some((r) => r.id === run.id)) continue;
@@ -138,14 +142,14 @@ export class ThreadSession {
    */
   async refreshFiles(): Promise<void> {
     const asked = ++this.filesAsked;
-    const files = (await listFiles(this.id)).data;
+    const files = (await api.listFiles(this.id)).data;
     if (asked !== this.filesAsked) return;
     this.files = files;
     this.changed();
   }
 
   async refreshThread(): Promise<void> {
-    const { runs: _runs, ...thread } = await getThread(this.id);
+    const { runs: _runs, ...thread } = await api.getThread(this.id);
     this.setThread(thread);
   }
 
@@ -219,7 +223,7 @@ export class ThreadSession {
     }).then(() => {
       // The stream ended without run-end (the run is gone): read its final status.
       if (state.status === 'running' && !this.abort.signal.aborted) {
-        void getRun(this.id, state.id).then((run) => {
+        void api.getRun(this.id, state.id).then((run) => {
           state.status = run.status;
           this.changed();
         });
@@ -249,9 +253,9 @@ async function threadEvents(id: string): Promise<AgentEvent[]> {
   const events: AgentEvent[] = [];
   let after: string | undefined;
   for (;;) {
-    const page = await threadEventsPage(id, after);
-    events.push(...page.data);
-    if (!page.has_more || !page.last_id) return events;
-    after = page.last_id;
+    const page = await api.threadEventsPage(id, after);
+    events.push(...page.events);
+    if (!page.hasMore || !page.lastId) return events;
+    after = page.lastId;
   }
 }

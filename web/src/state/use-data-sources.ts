@@ -1,11 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import {
-  connectionSchema,
-  extractConnection,
-  listConnections,
-  queryConnection,
-  updateThread,
-} from '../api/client.ts';
+import { api } from '../api/client.ts';
 import type { Connection, ConnectionQueryResult, ConnectionTable } from '../api/types.ts';
 import { qualifiedTable } from '../lib/connection-tables.ts';
 import type { ThreadSession } from './thread-session.ts';
@@ -67,7 +61,7 @@ export function useDataSources(options: {
 
   useEffect(() => {
     // No connection, or a server without them: the section stays hidden.
-    listConnections().then(
+    api.listConnections().then(
       (list) => setConnections(list.data),
       () => setConnections([]),
     );
@@ -76,7 +70,7 @@ export function useDataSources(options: {
   const expand = (id: string) => {
     if (schemas[id] && schemas[id] !== 'loading' && !('error' in (schemas[id] as object))) return;
     setSchemas((all) => ({ ...all, [id]: 'loading' }));
-    connectionSchema(id).then(
+    api.connectionSchema(id).then(
       (schema) => setSchemas((all) => ({ ...all, [id]: { tables: schema.tables } })),
       (error: Error) => setSchemas((all) => ({ ...all, [id]: { error: error.message } })),
     );
@@ -98,7 +92,7 @@ export function useDataSources(options: {
       // Only the latest page asked for is shown (an older answer may arrive after it).
       if (asked === previewAsked.current) setPreview(next);
     };
-    queryConnection(connectionId, sql, PREVIEW_PAGE_ROWS + 1).then(
+    api.queryConnection(connectionId, sql, PREVIEW_PAGE_ROWS + 1).then(
       (result) =>
         settle({
           connectionId,
@@ -121,12 +115,12 @@ export function useDataSources(options: {
     setBringing(true);
     try {
       const session = await options.ensureThread();
-      const done = await extractConnection(session.id, connectionId, source, name);
+      const done = await api.extractConnection(session.id, connectionId, source, name);
       const ids = threadConnectionIds(session);
       if (!ids.includes(connectionId)) {
         // The thread remembers the connection: its runs may query it, and the studio shows it.
         const metadata = { ...session.thread.metadata, [THREAD_CONNECTIONS_KEY]: [...ids, connectionId] };
-        session.setThread(await updateThread(session.id, { metadata }));
+        session.setThread(await api.updateThread(session.id, { metadata }));
       }
       await session.refreshFiles();
       return done.path;

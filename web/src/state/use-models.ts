@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { listModels } from '../api/client.ts';
+import { api } from '../api/client.ts';
 import type { Model } from '../api/types.ts';
 import { onChange } from './changes.ts';
 
@@ -9,7 +9,7 @@ export function useModels(): Model[] {
   useEffect(() => {
     let live = true;
     const load = () =>
-      void listModels().then(
+      void api.listModels().then(
         (list) => live && setModels(list.data),
         () => {},
       );

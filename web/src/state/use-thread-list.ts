@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { listThreads } from '../api/client.ts';
+import { api } from '../api/client.ts';
 import type { Thread } from '../api/types.ts';
 import { onChange } from './changes.ts';
 
@@ -16,7 +16,7 @@ export function useThreadList(query: string): Thread[] {
   useEffect(() => {
     const load = () => {
       const asked = ++latest.current;
-      void listThreads(query.trim()).then(
+      void api.listThreads({ limit: 100, query: query.trim() }).then(
         // An older answer arriving late does not overwrite a newer one.
         (list) => asked === latest.current && setThreads(list.data),
         () => {},

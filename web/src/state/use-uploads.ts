@@ -1,5 +1,5 @@
 import { useRef, useState } from 'preact/hooks';
-import { uploadFile } from '../api/client.ts';
+import { api } from '../api/client.ts';
 import { renamedNotice, type Upload, uploadError } from '../components/WorkspacePanel.tsx';
 
 let uploadIds = 0;
@@ -29,12 +29,14 @@ export function useUploads(onNotice: (message: string) => void): {
     controllers.current.set(id, controller);
     setUploads((list) => [...list, { id, name, fraction: 0 }]);
     try {
-      const saved = await uploadFile(
+      const saved = await api.uploadFile(
         threadId,
-        file,
-        folder,
-        (fraction) => setUploads((list) => list.map((u) => (u.id === id ? { ...u, fraction } : u))),
-        controller.signal,
+        { name: file.name, data: file, folder },
+        {
+          onProgress: (fraction) =>
+            setUploads((list) => list.map((u) => (u.id === id ? { ...u, fraction } : u))),
+          abortSignal: controller.signal,
+        },
       );
       const renamed = renamedNotice(name, saved.path);
       if (renamed) onNotice(renamed);

@@ -1,25 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { z } from 'zod';
-import { readRunEvents } from '../../../contract/run-events-reader.ts';
+import { AnalystClient, ApiError } from '../../../client/index.ts';
 import type { ChatBackend, ChatFile, ChatRunEvent, ChatThread } from './backend.ts';
-import { ServiceError } from './errors/service-error.ts';
 import { ServiceUnreachableError } from './errors/service-unreachable-error.ts';
-
-const ThreadSchema = z.object({
-  id: z.string(),
-  title: z.string().nullable(),
-  updated_at: z.number(),
-  metadata: z.record(z.unknown()).nullable().optional(),
-  busy: z.boolean().optional(),
-});
-const ListSchema = <T extends z.ZodTypeAny>(item: T) => z.object({ data: z.array(item) });
-const FileSchema = z.object({ path: z.string(), bytes: z.number() });
-const RunSchema = z.object({ id: z.string() });
-const ModelSchema = z.object({ id: z.string(), default: z.boolean().optional() });
-const ErrorSchema = z.object({
-  error: z.object({ message: z.string(), code: z.string().nullable().optional() }),
-});
 
 export interface HttpBackendOptions {
   /** The server's base URL, e.g. http://127.0.0.1:8200. */
@@ -33,71 +16,75 @@ export interface HttpBackendOptions {
   onClose?: () => Promise<void>;
 }
 
-/** The chat backend over HTTP: the runs API and the thread, file, report and model endpoints. */
+/**
+ * The chat backend over HTTP, through the API client the web UI uses too (src/client/): the
+ * runs API and the thread, file, report and model endpoints. Its failures are the client's
+ * ApiError, with what to do added where the CLI knows it.
+ */
 export class HttpBackend implements ChatBackend {
   readonly location: string;
-  private readonly base: string;
-  private readonly fetch: typeof fetch;
+  private readonly client: AnalystClient;
 
   constructor(private readonly options: HttpBackendOptions) {
-    this.base = options.url.replace(/\/+$/, '').replace(/\/v1$/, '');
-    this.location = options.location ?? this.base;
-    this.fetch = options.fetch ?? fetch;
+    this.client = new AnalystClient({
+      baseUrl: options.url,
+      ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+    this.location = options.location ?? this.client.baseUrl;
   }
 
-  async createThread(options: { model?: string } = {}): Promise<ChatThread> {
-    const body = options.model ? { metadata: { model: options.model } } : {};
-    return threadOf(await this.json('POST', '/v1/threads', ThreadSchema, body));
+  createThread(options: { model?: string } = {}): Promise<ChatThread> {
+    return this.call(async (c) =>
+      threadOf(await c.createThread(options.model ? { metadata: { model: options.model } } : {})),
+    );
   }
 
-  async getThread(id: string): Promise<ChatThread> {
-    return threadOf(await this.json('GET', `/v1/threads/${encodeURIComponent(id)}`, ThreadSchema));
+  getThread(id: string): Promise<ChatThread> {
+    return this.call(async (c) => threadOf(await c.getThread(id)));
   }
 
-  async listThreads(options: { limit?: number } = {}): Promise<ChatThread[]> {
-    const list = await this.json('GET', `/v1/threads?limit=${options.limit ?? 20}`, ListSchema(ThreadSchema));
-    return list.data.map(threadOf);
+  listThreads(options: { limit?: number } = {}): Promise<ChatThread[]> {
+    return this.call(async (c) => (await c.listThreads({ limit: options.limit ?? 20 })).data.map(threadOf));
   }
 
-  async setThreadModel(threadId: string, model: string): Promise<ChatThread> {
-    const path = `/v1/threads/${encodeURIComponent(threadId)}`;
-    const current = await this.json('GET', path, ThreadSchema);
-    const metadata = { ...(current.metadata ?? {}), model };
-    return threadOf(await this.json('PATCH', path, ThreadSchema, { metadata }));
+  setThreadModel(threadId: string, model: string): Promise<ChatThread> {
+    return this.call(async (c) => {
+      const current = await c.getThread(threadId);
+      return threadOf(await c.updateThread(threadId, { metadata: { ...current.metadata, model } }));
+    });
   }
 
   async uploadFile(threadId: string, localPath: string): Promise<{ path: string; bytes: number }> {
-    const form = new FormData();
-    form.append('file', new Blob([await readFile(localPath)]), basename(localPath));
-    const response = await this.request('POST', `/v1/threads/${encodeURIComponent(threadId)}/files`, form);
-    return FileSchema.parse(await response.json());
+    const data = new Blob([await readFile(localPath)]);
+    return this.call(async (c) => {
+      const { path, bytes } = await c.uploadFile(threadId, { name: basename(localPath), data });
+      return { path, bytes };
+    });
   }
 
-  async listFiles(threadId: string): Promise<ChatFile[]> {
-    const list = await this.json(
-      'GET',
-      `/v1/threads/${encodeURIComponent(threadId)}/files`,
-      ListSchema(FileSchema),
+  listFiles(threadId: string): Promise<ChatFile[]> {
+    return this.call(async (c) =>
+      (await c.listFiles(threadId)).data.map(({ path, bytes }) => ({ path, bytes })),
     );
-    return list.data;
   }
 
-  async downloadFile(threadId: string, path: string): Promise<Buffer> {
-    const encoded = path.split('/').map(encodeURIComponent).join('/');
-    return this.bytes(`/v1/threads/${encodeURIComponent(threadId)}/files/${encoded}`);
+  downloadFile(threadId: string, path: string): Promise<Buffer> {
+    return this.call(async (c) => Buffer.from(await c.downloadFile(threadId, path)));
   }
 
-  async startRun(
+  startRun(
     threadId: string,
     options: { question: string; model?: string; connectionIds?: string[] },
   ): Promise<{ runId: string }> {
-    const body = {
-      messages: [{ role: 'user', content: options.question }],
-      ...(options.model ? { model: options.model } : {}),
-      ...(options.connectionIds?.length ? { connection_ids: options.connectionIds } : {}),
-    };
-    const run = await this.json('POST', `/v1/threads/${encodeURIComponent(threadId)}/runs`, RunSchema, body);
-    return { runId: run.id };
+    return this.call(async (c) => {
+      const run = await c.startRun(threadId, {
+        messages: [{ role: 'user', content: options.question }],
+        ...(options.model ? { model: options.model } : {}),
+        ...(options.connectionIds?.length ? { connection_ids: options.connectionIds } : {}),
+      });
+      return { runId: run.id };
+    });
   }
 
   async *runEvents(
@@ -105,102 +92,73 @@ export class HttpBackend implements ChatBackend {
     runId: string,
     options: { after?: number; abortSignal?: AbortSignal } = {},
   ): AsyncGenerator<ChatRunEvent> {
-    const path = `/v1/threads/${encodeURIComponent(threadId)}/runs/${encodeURIComponent(runId)}/events`;
-    const query = options.after === undefined ? '' : `?after=${options.after}`;
-    const response = await this.request('GET', `${path}${query}`, undefined, options.abortSignal);
-    if (!response.body) return;
-    for await (const { seq, ...event } of readRunEvents(response.body)) yield { seq, event };
+    try {
+      for await (const { seq, ...event } of this.client.runEvents(threadId, runId, options))
+        yield { seq, event };
+    } catch (error) {
+      throw this.explained(error);
+    }
   }
 
   async cancelRun(threadId: string, runId: string): Promise<void> {
-    await this.request(
-      'POST',
-      `/v1/threads/${encodeURIComponent(threadId)}/runs/${encodeURIComponent(runId)}/cancel`,
-    );
+    await this.call((c) => c.cancelRun(threadId, runId));
   }
 
   report(threadId: string, format: 'md' | 'html' | 'pdf'): Promise<Buffer> {
-    return this.bytes(`/v1/threads/${encodeURIComponent(threadId)}/report?format=${format}`);
+    return this.call(async (c) => Buffer.from(await c.report(threadId, format)));
   }
 
   notebook(threadId: string): Promise<Buffer> {
-    return this.bytes(`/v1/threads/${encodeURIComponent(threadId)}/notebook`);
+    return this.call(async (c) => Buffer.from(await c.notebook(threadId)));
   }
 
-  async listModels(): Promise<{ id: string; default: boolean }[]> {
-    const list = await this.json('GET', '/v1/models', ListSchema(ModelSchema));
-    return list.data.map((m) => ({ id: m.id, default: m.default ?? false }));
+  listModels(): Promise<{ id: string; default: boolean }[]> {
+    return this.call(async (c) => (await c.listModels()).data.map((m) => ({ id: m.id, default: m.default })));
   }
 
   async close(): Promise<void> {
     await this.options.onClose?.();
   }
 
-  private async json<T extends z.ZodTypeAny>(
-    method: string,
-    path: string,
-    schema: T,
-    body?: unknown,
-  ): Promise<z.infer<T>> {
-    const response = await this.request(method, path, body === undefined ? undefined : JSON.stringify(body));
-    const parsed = schema.safeParse(await response.json().catch(() => undefined));
-    if (!parsed.success)
-      throw new ServiceError(
-        `${method} ${path}: the server's answer is not what Analyst sends (is ${this.base} an Analyst server?)`,
-        {
-          status: 502,
-        },
-      );
-    return parsed.data;
-  }
-
-  private async bytes(path: string): Promise<Buffer> {
-    const response = await this.request('GET', path);
-    return Buffer.from(await response.arrayBuffer());
-  }
-
-  private async request(
-    method: string,
-    path: string,
-    body?: string | FormData,
-    abortSignal?: AbortSignal,
-  ): Promise<Response> {
-    const headers: Record<string, string> = {};
-    if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
-    if (typeof body === 'string') headers['content-type'] = 'application/json';
-    let response: Response;
+  private async call<T>(work: (client: AnalystClient) => Promise<T>): Promise<T> {
     try {
-      response = await this.fetch(`${this.base}${path}`, { method, headers, body, signal: abortSignal });
+      return await work(this.client);
     } catch (error) {
-      if (abortSignal?.aborted) throw error;
-      throw new ServiceUnreachableError(
-        `no Analyst server answers at ${this.base} (${(error as Error).message}): start one with \`npx analyst serve\`, or leave out --url to run one in-process`,
+      throw this.explained(error);
+    }
+  }
+
+  /** The client's error with what a person at the terminal can do about it. */
+  private explained(error: unknown): unknown {
+    if (!(error instanceof ApiError)) return error;
+    if (error.code === 'network')
+      return new ServiceUnreachableError(
+        `no Analyst server answers at ${this.client.baseUrl} (${error.cause instanceof Error ? error.cause.message : error.message}): start one with \`npx analyst serve\`, or leave out --url to run one in-process`,
         { cause: error },
       );
-    }
-    if (response.ok) return response;
-    const text = await response.text();
-    let message = `${method} ${path} failed with HTTP ${response.status}`;
-    let code: string | undefined;
-    try {
-      const error = ErrorSchema.parse(JSON.parse(text));
-      message = error.error.message;
-      code = error.error.code ?? undefined;
-    } catch {
-      if (text.trim()) message += `: ${text.trim().slice(0, 200)}`;
-    }
-    if (response.status === 401) message += ' (give the key with --api-key)';
-    throw new ServiceError(message, { status: response.status, ...(code ? { code } : {}) });
+    if (error.status === 401)
+      return new ApiError(`${error.message} (give the key with --api-key)`, {
+        status: error.status,
+        code: error.code,
+        cause: error,
+      });
+    return error;
   }
 }
 
-function threadOf(thread: z.infer<typeof ThreadSchema>): ChatThread {
-  const model = thread.metadata?.model;
+function threadOf(thread: {
+  id: string;
+  title: string | null;
+  updated_at: number;
+  metadata: Record<string, unknown>;
+  busy: boolean;
+}): ChatThread {
+  const model = thread.metadata.model;
   return {
     id: thread.id,
     title: thread.title,
     updatedAt: thread.updated_at,
-    busy: thread.busy ?? false,
+    busy: thread.busy,
     ...(typeof model === 'string' ? { model } : {}),
   };
 }

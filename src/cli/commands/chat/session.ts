@@ -1,6 +1,6 @@
 import type { RunStatus } from '../../../contract/run-status.ts';
+import { RunRenderer } from '../../render/run-renderer.ts';
 import type { ChatBackend, ChatThread } from './backend.ts';
-import { ChatRenderer } from './render.ts';
 
 export interface ChatOutput {
   write: (text: string) => void;
@@ -15,7 +15,7 @@ export type RunOutcome = RunStatus;
 /**
  * One conversation of `analyst chat`: the current thread (created when first needed), the
  * model chosen for it, and the run in progress, which `cancel` stops. Questions stream
- * through a ChatRenderer; commands (`commands.ts`) use the same backend.
+ * through the one RunRenderer; commands (`commands.ts`) use the same backend.
  */
 export class ChatSession {
   thread: ChatThread | undefined;
@@ -84,7 +84,7 @@ export class ChatSession {
       ...(this.connectionIds.length ? { connectionIds: this.connectionIds } : {}),
     });
     this.current = { runId, threadId: thread.id, cancelling: false };
-    const renderer = new ChatRenderer(this.out.write, {
+    const renderer = new RunRenderer(this.out.write, {
       color: this.out.color,
       spinner: this.out.terminal,
       ...(this.showCode ? { maxCodeLines: Number.POSITIVE_INFINITY } : {}),

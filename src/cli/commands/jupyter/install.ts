@@ -1,3 +1,4 @@
+import { AnalystClient, ApiError } from '../../../client/index.ts';
 import { InvalidInputError } from '../../../errors/index.ts';
 import { jupyterDataDir } from '../../../jupyter/data-dir.ts';
 import {
@@ -61,22 +62,26 @@ async function checkServer(
   thread: string | undefined,
   io: CommandIO,
 ) {
-  let response: Response;
-  const path = thread ? `/v1/threads/${encodeURIComponent(thread)}` : '/v1/threads?limit=1';
+  const client = new AnalystClient({ baseUrl: url, ...(apiKey ? { apiKey } : {}) });
   try {
-    response = await fetch(`${url}${path}`, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
+    if (thread) await client.getThread(thread);
+    else await client.listThreads({ limit: 1 });
   } catch (error) {
-    io.stderr(
-      `analyst jupyter install: ${url} does not answer now (${(error as Error).message}); installing anyway\n`,
+    if (!(error instanceof ApiError)) throw error;
+    if (error.code === 'network') {
+      io.stderr(
+        `analyst jupyter install: ${url} does not answer now (${error.message}); installing anyway\n`,
+      );
+      return;
+    }
+    if (error.status === 401)
+      throw new InvalidInputError(`${url} refused the API key: pass a valid one with --api-key`, {
+        param: 'api-key',
+      });
+    if (error.status === 404 && thread)
+      throw new InvalidInputError(`${url} has no thread ${thread} for this key`, { param: 'thread' });
+    throw new InvalidInputError(
+      `${url} answered ${error.status} (${error.message}): is it an Analyst server?`,
     );
-    return;
   }
-  if (response.status === 401)
-    throw new InvalidInputError(`${url} refused the API key: pass a valid one with --api-key`, {
-      param: 'api-key',
-    });
-  if (response.status === 404 && thread)
-    throw new InvalidInputError(`${url} has no thread ${thread} for this key`, { param: 'thread' });
-  if (!response.ok)
-    throw new InvalidInputError(`${url}${path} answered ${response.status}: is it an Analyst server?`);
 }

@@ -1,5 +1,6 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { parseDisallowedTools } from '../../../agent/tools/definitions.ts';
+import { AnalystClient, ApiError } from '../../../client/index.ts';
 import { ConfigurationError, InvalidInputError } from '../../../errors/index.ts';
 import { loadModelRegistry } from '../../../llm/registry.ts';
 import { openLocalHost } from '../../../mcp/local-host.ts';
@@ -93,20 +94,22 @@ async function serveRemote(
   if (threadId !== undefined) {
     url.searchParams.set('thread_id', threadId);
     // Say now, in words, what the server would refuse later inside the protocol.
-    const response = await fetch(new URL(`/v1/threads/${encodeURIComponent(threadId)}`, base), {
-      headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
-    }).catch((error: Error) => {
-      throw new ConfigurationError(`cannot reach the Analyst server at ${base}: ${error.message}`);
-    });
-    if (response.status === 401)
-      throw new ConfigurationError(
-        `the server at ${base} refused the API key: pass a valid one with --api-key`,
-      );
-    if (response.status === 404)
-      throw new InvalidInputError(`the server at ${base} has no thread ${threadId} for this key`, {
-        param: 'thread',
+    await new AnalystClient({ baseUrl: base, ...(apiKey ? { apiKey } : {}) })
+      .getThread(threadId)
+      .catch((error: unknown) => {
+        if (!(error instanceof ApiError)) throw error;
+        if (error.code === 'network')
+          throw new ConfigurationError(`cannot reach the Analyst server at ${base}: ${error.message}`);
+        if (error.status === 401)
+          throw new ConfigurationError(
+            `the server at ${base} refused the API key: pass a valid one with --api-key`,
+          );
+        if (error.status === 404)
+          throw new InvalidInputError(`the server at ${base} has no thread ${threadId} for this key`, {
+            param: 'thread',
+          });
+        throw new ConfigurationError(`the server at ${base} answered ${error.status}: ${error.message}`);
       });
-    if (!response.ok) throw new ConfigurationError(`the server at ${base} answered ${response.status}`);
   }
   io.stderr(`analyst mcp: relaying stdio to ${url.origin}/mcp${threadId ? ` (thread ${threadId})` : ''}\n`);
   const client = new StdioServerTransport();

@@ -11,7 +11,7 @@ import { parseFlags } from '../../args.ts';
 import { cliConnections } from '../../connections.ts';
 import { EXIT } from '../../exit-codes.ts';
 import type { CommandIO } from '../../io.ts';
-import { TerminalPrinter } from '../../render/terminal-printer.ts';
+import { RunRenderer } from '../../render/run-renderer.ts';
 import { checkInputFiles, type InputFile } from './inputs.ts';
 import { createOutputFolder } from './output-folder.ts';
 import { RunProgress } from './progress.ts';
@@ -19,7 +19,7 @@ import { EventLog, outputFolderLink, type RunFiles, WORKSPACE_FOLDER, writeRunFi
 import { openRunWorkspace } from './run-workspace.ts';
 
 export const usage =
-  'analyst run FILE… --question TEXT [--model ID] [--out DIR] [--models FILE] [--grounding check|repair|off] [--connection ID]… [--stateful] [--json]';
+  'analyst run FILE… --question TEXT [--model ID] [--out DIR] [--models FILE] [--grounding check|repair|off] [--connection ID]… [--stateful] [--show-code] [--json]';
 
 export const summary =
   'one-shot analysis: copy FILEs into a new folder, answer the question, write report, notebook and artifacts there';
@@ -43,6 +43,7 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
       models: { type: 'string' },
       stateful: { type: 'boolean' },
       json: { type: 'boolean' },
+      'show-code': { type: 'boolean' },
       grounding: { type: 'string' },
       connection: { type: 'string', multiple: true },
     },
@@ -77,7 +78,12 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
   // On a terminal a progress line (round, what runs, time) follows the transcript.
   const progress =
     io.terminal && !values.json ? new RunProgress(io.stdout, { color: io.color ?? false }) : undefined;
-  const printer = new TerminalPrinter(progress?.output ?? io.stdout, io.color ?? false);
+  // The progress line is the spinner here; the renderer prints the run (long code folded unless --show-code).
+  const renderer = new RunRenderer(progress?.output ?? io.stdout, {
+    color: io.color ?? false,
+    header: true,
+    ...(values['show-code'] ? { maxCodeLines: Number.POSITIVE_INFINITY } : {}),
+  });
   say(`analyst run: ${entry.id} on ${inputs.length} file(s) → ${shown(dir)}\n`);
 
   const events: AgentEvent[] = [];
@@ -103,7 +109,7 @@ export async function run(argv: string[], io: CommandIO): Promise<number> {
       events.push(event);
       await log.append(event);
       if (values.json) io.stdout(`${JSON.stringify(event)}\n`);
-      else printer.print(event);
+      else renderer.push(event);
       progress?.push(event);
     }
   } finally {

@@ -1,4 +1,4 @@
-import { randomHex } from '../ids/random-hex.ts';
+import { randomHex } from './random-hex.ts';
 
 /** Ids as DeepAnalyze's API makes them: a prefix and 24 hex digits, e.g. `thread-…`, `file-…`. */
 export function newId(prefix: 'thread' | 'file' | 'msg' | 'run' | 'chatcmpl'): string {

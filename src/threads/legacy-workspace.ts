@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
-import type { Store, ThreadRecord } from '../../store/store.ts';
-import { LocalWorkspace } from '../../workspace/index.ts';
-import type { Workspace, WorkspaceStore } from '../../workspace/workspace.ts';
+import type { Store, ThreadRecord } from '../store/store.ts';
+import { LocalWorkspace } from '../workspace/index.ts';
+import type { Workspace, WorkspaceStore } from '../workspace/workspace.ts';
 
 /**
  * Threads made before workspaces had ids kept a plain directory under the data directory.

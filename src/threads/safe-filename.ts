@@ -1,4 +1,4 @@
-import { InvalidInputError } from '../../errors/index.ts';
+import { InvalidInputError } from '../errors/index.ts';
 
 const MAX_NAME_BYTES = 200;
 

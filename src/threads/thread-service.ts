@@ -1,21 +1,19 @@
 import { createHash } from 'node:crypto';
 import { isAbsolute } from 'node:path';
 import type { Readable } from 'node:stream';
-import { ConflictError, InvalidInputError, NotFoundError } from '../../errors/index.ts';
-import type { SandboxManager } from '../../sandbox/sandbox.ts';
-import type { FileRecord, Store, ThreadRecord } from '../../store/store.ts';
-import { WorkspaceFileExistsError } from '../../workspace/index.ts';
-import type { Workspace, WorkspaceStore } from '../../workspace/workspace.ts';
-import { ID_PATTERN, newId } from '../ids.ts';
-import type { FileStorage } from './file-storage.ts';
+import { InvalidInputError, NotFoundError } from '../errors/index.ts';
+import { ID_PATTERN, newId } from '../ids/api-ids.ts';
+import type { SandboxManager } from '../sandbox/sandbox.ts';
+import type { FileRecord, Store, ThreadRecord } from '../store/store.ts';
+import { WorkspaceFileExistsError } from '../workspace/index.ts';
+import type { Workspace, WorkspaceStore } from '../workspace/workspace.ts';
 import { migrateLegacyWorkspace } from './legacy-workspace.ts';
 import { numberedName, safeFilename } from './safe-filename.ts';
+import { ThreadLocks } from './thread-locks.ts';
 
-/** A write operation on a thread (an exec, an upload): deleting the thread stops and waits for it. */
-export interface ThreadOperation {
-  /** Aborted when the thread is being deleted. */
-  readonly signal: AbortSignal;
-  end(): void;
+/** Where uploaded files' bytes are read from (the server's file storage). */
+export interface UploadedFiles {
+  open(fileId: string): Readable;
 }
 
 /** What deleting a thread needs of its runs: stop them (on any replica) and wait until they are over. */
@@ -28,7 +26,7 @@ export interface ThreadServiceOptions {
   store: Store;
   sandbox: SandboxManager;
   workspaces: WorkspaceStore;
-  files: FileStorage;
+  files: UploadedFiles;
   /** False when sessions cannot run here: workspaces are then made without a warm sandbox. */
   sessions: boolean;
   /** Per-key limits: refuses a thread over the owner's limit (LimitExceededError). */
@@ -36,20 +34,21 @@ export interface ThreadServiceOptions {
 }
 
 /**
- * Threads and their workspaces: create, find (per owner), attach files, delete. A thread
- * being deleted is marked first, synchronously: from then on no exec, upload or run can
- * start on it (409); the ones under way are stopped and awaited before its sandbox is
- * removed and its workspace destroyed, so nothing runs on a workspace that is going away.
+ * Threads and their workspaces: create, find (per owner), attach files, delete. It owns the
+ * threads' lock (`locks`, shared with the run service): a thread being deleted is marked
+ * first, synchronously, and from then on no exec, upload or run can start on it (409); the
+ * ones under way are stopped and awaited before its sandbox is removed and its workspace
+ * destroyed, so nothing runs on a workspace that is going away.
  */
 export class ThreadService {
-  private readonly deleting = new Set<string>();
-  private readonly operations = new Map<string, Set<AbortController>>();
+  /** Runs, writes and deletes of threads on this server: one lock for all three. */
+  readonly locks = new ThreadLocks();
   private readonly migrations = new Map<string, Promise<Workspace>>();
 
   private readonly store: Store;
   private readonly sandbox: SandboxManager;
   private readonly workspaces: WorkspaceStore;
-  private readonly files: FileStorage;
+  private readonly files: UploadedFiles;
   private readonly sessions: boolean;
   private readonly limits: ThreadServiceOptions['limits'];
 
@@ -113,37 +112,13 @@ export class ThreadService {
     await this.store.recordWorkspaceBytes(thread.id, (await workspace.usage()).bytes);
   }
 
-  /** Throws ConflictError (409) while the thread is being deleted. */
-  assertWritable(threadId: string): void {
-    if (this.deleting.has(threadId)) {
-      throw new ConflictError(`thread ${threadId} is being deleted`, { param: 'thread_id' });
-    }
-  }
-
-  /** Claims the thread for an exec or an upload; ConflictError when it is being deleted. */
-  begin(threadId: string): ThreadOperation {
-    this.assertWritable(threadId);
-    const controller = new AbortController();
-    let set = this.operations.get(threadId);
-    if (!set) {
-      set = new Set();
-      this.operations.set(threadId, set);
-    }
-    set.add(controller);
-    let ended = false;
-    return {
-      signal: controller.signal,
-      end: () => {
-        if (ended) return;
-        ended = true;
-        set.delete(controller);
-        if (set.size === 0 && this.operations.get(threadId) === set) this.operations.delete(threadId);
-      },
-    };
+  /** After a run (the run service's `AfterRun`): the workspace's usage is recorded. */
+  async afterRun(thread: ThreadRecord): Promise<void> {
+    await this.recordUsage(thread);
   }
 
   /** Copies uploaded files into the workspace under their names (see `place`). */
-  async attachAll(thread: ThreadRecord, files: FileRecord[]): Promise<string[]> {
+  async attach(thread: ThreadRecord, files: readonly FileRecord[]): Promise<string[]> {
     const names: string[] = [];
     for (const file of files) {
       names.push(
@@ -175,19 +150,18 @@ export class ThreadService {
 
   /** Deletes the thread: its runs (`runs`) and operations are stopped and awaited first. */
   async delete(thread: ThreadRecord, runs: ThreadRuns): Promise<void> {
-    this.assertWritable(thread.id);
-    this.deleting.add(thread.id);
+    const deletion = this.locks.beginDelete(thread.id);
     try {
       await runs.cancelThread(thread.id);
-      for (const controller of this.operations.get(thread.id) ?? []) controller.abort();
+      deletion.abortWrites();
       await runs.idle(thread.id);
-      while (this.operations.get(thread.id)?.size) await new Promise((r) => setTimeout(r, 20));
+      await deletion.writesDone();
       await this.sandbox.closeSession(thread.id);
       await this.sandbox.releaseWorkspace(thread.workspace);
       await this.store.deleteThread(thread.owner, thread.id);
       await this.workspaces.destroy(thread.workspace);
     } finally {
-      this.deleting.delete(thread.id);
+      deletion.end();
     }
   }
 }
