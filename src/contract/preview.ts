@@ -41,6 +41,12 @@ export const PreviewSchema = z.object({
     .optional()
     .describe('The page is cut short (a row too long, a cell cut, a file too big to read whole)'),
   bytes: z.number().int().describe("The file's size in bytes"),
+  queryable: z
+    .literal(true)
+    .optional()
+    .describe(
+      'The table can be sorted, searched, filtered (sort, desc, search, filter) and downloaded as CSV',
+    ),
   message: z.string().optional().describe('Why a file that looks like a table or text is not shown as one'),
 });
 export type Preview = z.infer<typeof PreviewSchema>;

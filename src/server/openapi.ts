@@ -1,6 +1,8 @@
 import type { z } from 'zod';
 import { zodToJsonSchema } from 'zod-to-json-schema';
 import { SequencedEventSchema } from '../contract/events.ts';
+import { PreviewSchema } from '../contract/preview.ts';
+import { PreviewQuerySchema, TableCsvQuerySchema } from './preview/preview.ts';
 import {
   ConnectionObjectSchema,
   ConnectionQueryBodySchema,
@@ -208,7 +210,17 @@ export const API_ROUTES: ApiRoute[] = [
     method: 'get',
     path: '/v1/threads/{id}/preview/{path}',
     summary:
-      'A page of a workspace file (query offset, limit ≤ 1000, sheet, table): CSV/TSV, Excel sheets, SQLite tables, Parquet, JSON, text; or its kind (image, pdf, binary)',
+      'A page of a workspace file (query offset, limit ≤ 1000, sheet, table): CSV/TSV, Excel sheets, SQLite tables, Parquet, JSON, text; or its kind (image, pdf, binary). CSV, TSV and Parquet tables sort, search and filter server-side (sort, desc, search, filter; total_rows counts the rows kept)',
+    query: PreviewQuerySchema,
+    response: PreviewSchema,
+  },
+  {
+    method: 'get',
+    path: '/v1/threads/{id}/table-csv/{path}',
+    summary:
+      "A CSV, TSV or Parquet file's table as CSV, sorted, searched and filtered as in its preview (at most 1,000,000 rows; header x-analyst-total-rows counts the rows the query keeps), streamed",
+    query: TableCsvQuerySchema,
+    response: text('CSV with a header row', 'text/csv'),
   },
   {
     method: 'get',
@@ -322,6 +334,8 @@ const schema = (zod: z.ZodTypeAny) => {
   const { $schema: _, ...rest } = zodToJsonSchema(zod, {
     target: 'openApi3',
     $refStrategy: 'none',
+    // What the client sends: a query's JSON text (`filter`) is a string on the wire.
+    pipeStrategy: 'input',
   }) as Record<string, unknown>;
   return rest;
 };

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
+import { fileProblem } from '../../src/contract/file-problems.ts';
 import type { DockerSandboxManager } from '../../src/sandbox/docker/manager.ts';
 import { tempWorkspace, testSandbox } from '../helpers/sandbox.ts';
 import { askOffline, assertGrounded, mean, round } from './offline-run.ts';
@@ -59,13 +60,12 @@ describe('the offline analyst on awkward data: it finishes, answers from the dat
 
   test('an empty file: said so, no table', async () => {
     const result = await withFiles({ 'empty.csv': '' }, 'What is the average price?');
-    assert.match(result.answer, /There is no table to analyse/);
-    assert.match(result.answer, /- empty\.csv is empty/);
+    assert.equal(result.summary, fileProblem.empty('empty.csv'));
   });
 
-  test('a header with no rows: the table is described as empty', async () => {
+  test('a header with no rows: said so, in the preview’s words', async () => {
     const result = await withFiles({ 'header.csv': 'price,qty\n' }, 'What is the average price?');
-    assert.match(result.answer, /\*\*header\.csv\*\*: 0 rows × 2 columns\./);
+    assert.equal(result.summary, fileProblem.headerOnly('header.csv', 2));
   });
 
   test('one column', async () => {

@@ -21,7 +21,7 @@ export function tableOf(columns: Record<string, Cell[]>, file = 'data.csv'): Tab
 }
 
 export function lookOf(...tables: TableInfo[]): Look {
-  return { tables, notes: [], skipped: [] };
+  return { tables, notes: [], skipped: [], problems: [] };
 }
 
 function describe(name: string, values: Cell[]): ColumnInfo {

@@ -103,7 +103,12 @@ describe('the web studio', { timeout: 900_000 }, () => {
     await page.waitForTimeout(300);
     await screenshot(page, 'answer-with-chart');
 
+    // A cell's chart opens full size (test/web/viewer.test.ts); the workspace opens it in the inspector.
     await page.click('.artifact-image');
+    await page.waitForSelector('#image-viewer[open] .viewer-body img[src^="blob:"]');
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('#image-viewer', { state: 'detached' });
+    await page.click('.tree-row[data-path="sales_by_region.png"]');
     await page.waitForSelector('#preview-image[src^="blob:"]');
     // The chart is marked generated, the uploads are not (the run's reports, once written, are too).
     const generated = await page

@@ -61,6 +61,18 @@ export async function* offlineAnalysis(context: RunContext): AsyncGenerator<Agen
     });
   }
   const data: Look = parsedLook.data;
+  // A question about a file that cannot be read is answered with what is wrong with it, never
+  // from another file.
+  const named = data.problems.filter((p) => mentions(asked.text, p.file));
+  if (named.length > 0 || (data.problems.length > 0 && data.tables.length === 0))
+    return yield* answer({
+      language,
+      plan: { kind: 'profile', reason: 'no-table', tables: [] },
+      problems: named.length > 0 ? named : data.problems,
+      notes: data.notes,
+      charts: [],
+      ...label(asked),
+    });
   const plan = choosePlan(readQuestion(asked.text, data), data);
   const recipe = recipeFor(plan);
   const table = plan.kind === 'profile' ? data.tables[0] : plan.table;
@@ -94,6 +106,8 @@ export async function* offlineAnalysis(context: RunContext): AsyncGenerator<Agen
     ...(finding ? { finding } : {}),
     ...(failure ? { failure } : {}),
     notes: data.notes,
+    problems: data.problems,
+    ...(table ? { usedFile: table.file } : {}),
     charts: runner.charts.map((path) => ({ path, url: context.fileUrl(path) })),
     ...label(asked),
   });
@@ -109,6 +123,20 @@ export async function* offlineAnalysis(context: RunContext): AsyncGenerator<Agen
     return { answer: text };
   }
 }
+
+/** Whether the question names the file (with or without its extension, in any case). */
+function mentions(question: string, file: string): boolean {
+  const text = question.toLowerCase();
+  const name = (file.split('/').pop() ?? file).toLowerCase();
+  const stem = name.replace(/\.[^.]+$/, '');
+  return (
+    text.includes(name) ||
+    (stem.length >= 3 &&
+      new RegExp(`(^|[^\\p{L}\\p{N}])${escapeRegExp(stem)}($|[^\\p{L}\\p{N}])`, 'u').test(text))
+  );
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 function label(asked: { answerLabel?: string }): { answerLabel?: string } {
   return asked.answerLabel ? { answerLabel: asked.answerLabel } : {};

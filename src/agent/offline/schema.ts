@@ -47,6 +47,8 @@ export const LookSchema = z.object({
   tables: z.array(TableSchema),
   notes: z.array(z.string()),
   skipped: z.array(z.string()),
+  /** Files that are not usable tables, each with the statement of why (`contract/file-problems.ts`). */
+  problems: z.array(z.object({ file: z.string(), message: z.string() })).default([]),
 });
 
 export type ColumnInfo = z.infer<typeof ColumnSchema>;

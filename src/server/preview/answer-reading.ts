@@ -14,7 +14,7 @@ export type PageSummary = Omit<PreviewPage, 'rows' | 'columns'>;
  */
 export type ReadAnswer =
   | { valid: false }
-  | { valid: true; ok: false; message: string }
+  | { valid: true; ok: false; message: string; param?: 'sort' | 'search' | 'filter' }
   | {
       valid: true;
       ok: true;
@@ -23,6 +23,7 @@ export type ReadAnswer =
       summary: PageSummary;
       index?: Answered['index'];
       profile?: Answered['profile'];
+      csv?: Answered['csv'];
     };
 
 export function readAnswer(text: string): ReadAnswer {
@@ -34,7 +35,13 @@ export function readAnswer(text: string): ReadAnswer {
   }
   const parsed = PreviewAnswerSchema.safeParse(value);
   if (!parsed.success) return { valid: false };
-  if (!parsed.data.ok) return { valid: true, ok: false, message: parsed.data.message };
+  if (!parsed.data.ok)
+    return {
+      valid: true,
+      ok: false,
+      message: parsed.data.message,
+      ...(parsed.data.param ? { param: parsed.data.param } : {}),
+    };
   const { rows: _rows, columns: _columns, ...summary } = parsed.data.page;
   return {
     valid: true,
@@ -44,5 +51,6 @@ export function readAnswer(text: string): ReadAnswer {
     summary,
     ...(parsed.data.index ? { index: parsed.data.index } : {}),
     ...(parsed.data.profile ? { profile: parsed.data.profile } : {}),
+    ...(parsed.data.csv ? { csv: parsed.data.csv } : {}),
   };
 }

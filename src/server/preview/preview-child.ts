@@ -1,11 +1,20 @@
 import { constants, openSync } from 'node:fs';
+import { fileProblem } from '../../contract/file-problems.ts';
 import { fdSource, readRange } from './fd-source.ts';
 import { readJson } from './json.ts';
 import { readParquet } from './parquet.ts';
-import { type FileSource, looksLikeText } from './preview.ts';
-import { type PreviewAnswer, type PreviewJob, PreviewJobSchema, type PreviewPage } from './preview-job.ts';
+import { type FileSource, looksBinary, looksLikeText } from './preview.ts';
+import {
+  type PreviewAnswer,
+  type PreviewJob,
+  PreviewJobSchema,
+  type PreviewPage,
+  TABLE_CSV,
+} from './preview-job.ts';
 import { MAX_PROFILE_ROWS, profileOf } from './profile.ts';
 import { copySqlite, readSqlite } from './sqlite.ts';
+import { queryPage, queryToCsv, type TableSource } from './table-query.ts';
+import { TableQueryProblem } from './table-sql.ts';
 import { previewText } from './text-preview.ts';
 import { readXlsx } from './xlsx.ts';
 
@@ -27,7 +36,42 @@ async function profile(job: PreviewJob): Promise<Extract<PreviewAnswer, { ok: tr
   return { ...answer, page: { ...page, rows: [] }, profile: profileOf(page.columns, page.rows) };
 }
 
+/** The file as DuckDB reads it, when it can (CSV, TSV, Parquet). */
+function tableSource(job: PreviewJob): TableSource {
+  if (job.format !== 'csv' && job.format !== 'tsv' && job.format !== 'parquet')
+    throw new TableQueryProblem(
+      'sorting, searching, filtering and CSV downloads work on CSV, TSV and Parquet files',
+      job.query?.sort !== undefined ? 'sort' : job.query?.search !== undefined ? 'search' : 'filter',
+    );
+  return { source: job.source, format: job.format, scratchDir: job.scratchDir };
+}
+
+/** A page of the table as the job's query sorts and filters it. */
+async function queried(job: PreviewJob): Promise<Extract<PreviewAnswer, { ok: true }>> {
+  const page = await queryPage(tableSource(job), job.query ?? {}, job);
+  return {
+    ok: true,
+    page: { kind: 'table', columns: page.columns, rows: page.rows, total_rows: page.totalRows },
+  };
+}
+
+/** The table as the job's query sorts and filters it, as CSV in the job's directory. */
+async function csv(job: PreviewJob): Promise<Extract<PreviewAnswer, { ok: true }>> {
+  const written = await queryToCsv(
+    tableSource(job),
+    job.query ?? {},
+    `${job.scratchDir}/${TABLE_CSV}`,
+    job.limit,
+  );
+  return {
+    ok: true,
+    page: { kind: 'table', columns: [], rows: [], total_rows: written.totalRows },
+    csv: { rows: written.rows, total_rows: written.totalRows },
+  };
+}
+
 async function run(job: PreviewJob): Promise<Extract<PreviewAnswer, { ok: true }>> {
+  if (job.query) return queried(job);
   const file = fdSource(
     openSync(job.source, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY),
     job,
@@ -35,7 +79,18 @@ async function run(job: PreviewJob): Promise<Extract<PreviewAnswer, { ok: true }
   const query = { offset: job.offset, limit: job.limit };
   switch (job.format) {
     case 'csv':
-    case 'tsv':
+    case 'tsv': {
+      // A binary file named .csv is said to be one, not shown as a garbled table.
+      const head = await readRange(file, 0, Math.min(job.bytes, 8192));
+      if (looksBinary(head)) {
+        const name = job.path.split('/').pop() ?? job.path;
+        return {
+          ok: true,
+          page: { kind: 'binary', columns: [], rows: [], total_rows: 0, message: fileProblem.notText(name) },
+        };
+      }
+      return { ok: true, ...(await previewText(file, job.format, job)) };
+    }
     case 'text':
       return { ok: true, ...(await previewText(file, job.format, job)) };
     case 'unknown': {
@@ -109,9 +164,13 @@ async function main(): Promise<void> {
   let answer: PreviewAnswer;
   try {
     const job = PreviewJobSchema.parse(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-    answer = await (job.mode === 'profile' ? profile(job) : run(job));
+    answer = await (job.mode === 'profile' ? profile(job) : job.mode === 'csv' ? csv(job) : run(job));
   } catch (error) {
-    answer = { ok: false, message: error instanceof Error ? error.message : String(error) };
+    answer = {
+      ok: false,
+      message: error instanceof Error ? error.message : String(error),
+      ...(error instanceof TableQueryProblem ? { param: error.param } : {}),
+    };
   }
   process.stdout.write(JSON.stringify(answer), () => process.exit(0));
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TableFilterSchema } from '../../contract/table-query.ts';
 
 /**
  * What the server asks a preview process for (on its stdin, as JSON) and what it answers
@@ -13,11 +14,17 @@ export const RowIndexSchema = z.object({
   stride: z.number().int().min(1),
 });
 
+/** The file a csv job writes in its directory. */
+export const TABLE_CSV = 'table.csv';
+
 export const PreviewJobSchema = z.object({
   /** The server's open descriptor of the file. */
   source: z.string().regex(/^\/proc\/\d+\/fd\/\d+$/),
-  /** A page of the file, or a profile of its table's first rows (`profile.ts`). Default page. */
-  mode: z.enum(['page', 'profile']).default('page'),
+  /**
+   * A page of the file, a profile of its table's first rows (`profile.ts`), or the table (as
+   * `query` asks, at most `limit` rows) written as CSV to `scratchDir/table.csv`. Default page.
+   */
+  mode: z.enum(['page', 'profile', 'csv']).default('page'),
   format: z.enum(['csv', 'tsv', 'text', 'xlsx', 'sqlite', 'parquet', 'json', 'unknown']),
   /** The file's name in the workspace (for messages) and size when it was opened. */
   path: z.string(),
@@ -26,6 +33,15 @@ export const PreviewJobSchema = z.object({
   limit: z.number().int().min(0),
   sheet: z.string().optional(),
   table: z.string().optional(),
+  /** Sorting, search and filters (`table-query.ts`, CSV/TSV/Parquet only). */
+  query: z
+    .object({
+      sort: z.string().optional(),
+      desc: z.boolean().optional(),
+      search: z.string().optional(),
+      filters: z.array(TableFilterSchema).optional(),
+    })
+    .optional(),
   /** CSV/TSV/text: where rows start, from an earlier job on the same file version. */
   index: RowIndexSchema.optional(),
   /** A directory of this job only (SQLite's copy goes there); removed when the job ends. */
@@ -50,6 +66,8 @@ export const PreviewPageSchema = z.object({
   tables: z.array(z.string()).optional(),
   table: z.string().optional(),
   truncated: z.literal(true).optional(),
+  /** What is wrong with the file (`contract/file-problems.ts`). */
+  message: z.string().optional(),
 });
 export type PreviewPage = z.infer<typeof PreviewPageSchema>;
 
@@ -78,7 +96,14 @@ export const PreviewAnswerSchema = z.union([
     page: PreviewPageSchema,
     index: RowIndexSchema.optional(),
     profile: TableProfileSchema.optional(),
+    /** Mode csv: the rows written, of the query's rows in all. */
+    csv: z.object({ rows: z.number().int().min(0), total_rows: z.number().int().min(0) }).optional(),
   }),
-  z.object({ ok: z.literal(false), message: z.string() }),
+  z.object({
+    ok: z.literal(false),
+    message: z.string(),
+    /** The query parameter at fault, when the file is fine but the query is not. */
+    param: z.enum(['sort', 'search', 'filter']).optional(),
+  }),
 ]);
 export type PreviewAnswer = z.infer<typeof PreviewAnswerSchema>;

@@ -78,9 +78,17 @@ export class PreviewProcesses {
     process.once('exit', this.onExit);
   }
 
-  async run(job: Omit<PreviewJob, 'scratchDir'>, abortSignal?: AbortSignal): Promise<JobAnswer> {
+  /**
+   * Runs one job. `keep`, when given, is called with the job's directory after a good answer
+   * and before the directory is removed (a descriptor it opens there stays readable).
+   */
+  async run(
+    job: Omit<PreviewJob, 'scratchDir'>,
+    abortSignal?: AbortSignal,
+    keep?: (scratchDir: string) => Promise<void>,
+  ): Promise<JobAnswer> {
     await this.acquire(abortSignal);
-    const running = this.runJob(job, abortSignal);
+    const running = this.runJob(job, abortSignal, keep);
     this.jobs.add(running);
     try {
       return await running;
@@ -134,7 +142,11 @@ export class PreviewProcesses {
     this.waiting.shift()?.start();
   }
 
-  private async runJob(job: Omit<PreviewJob, 'scratchDir'>, abortSignal?: AbortSignal): Promise<JobAnswer> {
+  private async runJob(
+    job: Omit<PreviewJob, 'scratchDir'>,
+    abortSignal?: AbortSignal,
+    keep?: (scratchDir: string) => Promise<void>,
+  ): Promise<JobAnswer> {
     const timeoutMs = this.options.timeoutMs ?? 15_000;
     const memoryBytes = this.options.memoryBytes ?? 512 * 1024 * 1024;
     const memory = `${memoryBytes / 1024 / 1024} MiB`;
@@ -187,10 +199,12 @@ export class PreviewProcesses {
       if (!answer.ok) {
         if (/allocation failed|out of memory/i.test(answer.message))
           throw unreadable(`needs more than ${memory} to read`);
-        throw new InvalidInputError(`the file cannot be previewed: ${answer.message}`, {
+        if (answer.param) throw new InvalidInputError(answer.message, { param: answer.param });
+        throw new InvalidInputError(`the file cannot be previewed: ${firstParagraph(answer.message)}`, {
           param: 'path',
         });
       }
+      await keep?.(scratchDir);
       return answer;
     } finally {
       await rm(scratchDir, { recursive: true, force: true });
@@ -274,4 +288,10 @@ function childEnvironment(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { UV_THREADPOOL_SIZE: '1', PATH: process.env.PATH ?? '/usr/bin:/bin' };
   for (const name of ['TMPDIR', 'HOME', 'LANG', 'TZ']) if (process.env[name]) env[name] = process.env[name];
   return env;
+}
+
+/** A reader's message without the advice DuckDB appends for its own users (settings to change). */
+function firstParagraph(message: string): string {
+  const cut = message.split(/\n\s*\n/)[0] ?? message;
+  return cut.length > 2000 ? `${cut.slice(0, 2000)}…` : cut;
 }

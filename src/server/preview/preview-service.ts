@@ -1,7 +1,16 @@
+import { type FileHandle, open } from 'node:fs/promises';
+import { join } from 'node:path';
 import { InvalidInputError } from '../../errors/index.ts';
 import type { Workspace } from '../../workspace/workspace.ts';
-import { formatOf, type Preview, type PreviewQuery } from './preview.ts';
-import type { PreviewJob } from './preview-job.ts';
+import {
+  formatOf,
+  type Preview,
+  type PreviewQuery,
+  QUERYABLE_FORMATS,
+  type TableCsvQuery,
+  tableQueryOf,
+} from './preview.ts';
+import { type PreviewJob, TABLE_CSV } from './preview-job.ts';
 import { PreviewProcesses, type PreviewProcessOptions } from './preview-processes.ts';
 import type { TableProfile } from './profile.ts';
 import type { RowIndex } from './row-index.ts';
@@ -67,6 +76,15 @@ export class PreviewService {
       const source = `/proc/${process.pid}/fd/${file.descriptor}`;
       const key = `${workspace.id}\u0000${file.path}\u0000${file.bytes}\u0000${file.modifiedAt.getTime()}`;
       const index = this.indexes.get(key);
+      const tableQuery = tableQueryOf(query);
+      if (tableQuery && !QUERYABLE_FORMATS.has(format))
+        throw new InvalidInputError(
+          `${file.path} cannot be sorted, searched or filtered; that works on CSV, TSV and Parquet files`,
+          {
+            param:
+              tableQuery.sort !== undefined ? 'sort' : tableQuery.search !== undefined ? 'search' : 'filter',
+          },
+        );
       const job: Omit<PreviewJob, 'scratchDir'> = {
         source,
         format,
@@ -77,11 +95,13 @@ export class PreviewService {
         ...(query.sheet !== undefined ? { sheet: query.sheet } : {}),
         ...(query.table !== undefined ? { table: query.table } : {}),
         ...(index ? { index } : {}),
+        ...(tableQuery ? { query: tableQuery } : {}),
       };
       const answer = await this.processes.run(job, abortSignal);
       if (answer.index) this.keepIndex(key, answer.index);
       else if (index) this.keepIndex(key, index);
-      return joinJson(base, answer.pageJson);
+      const queryable = QUERYABLE_FORMATS.has(format) && answer.summary.kind === 'table';
+      return joinJson({ ...base, ...(queryable ? { queryable: true } : {}) }, answer.pageJson);
     } finally {
       await file.close();
     }
@@ -141,6 +161,54 @@ export class PreviewService {
       this.profiles.set(key, profile);
       while (this.profiles.size > MAX_INDEXES) this.profiles.delete(this.profiles.keys().next().value!);
       return profile;
+    } finally {
+      await file.close();
+    }
+  }
+
+  /**
+   * The table of a CSV, TSV or Parquet file as `query` sorts and filters it, at most
+   * `maxRows` rows, written as CSV by a preview process; `send` gets the open file (already
+   * removed from the disk, so nothing is left behind whatever the client does).
+   */
+  async csv(
+    workspace: Workspace,
+    path: string,
+    query: TableCsvQuery,
+    options: { maxRows: number; abortSignal?: AbortSignal },
+  ): Promise<{ file: FileHandle; rows: number; totalRows: number; path: string }> {
+    const file = await workspace.open(path);
+    try {
+      const format = formatOf(file.path);
+      if (format !== 'csv' && format !== 'tsv' && format !== 'parquet')
+        throw new InvalidInputError(
+          `${file.path} cannot be downloaded as CSV; that works on CSV, TSV and Parquet files`,
+          {
+            param: 'path',
+          },
+        );
+      if (file.descriptor === undefined)
+        throw new Error(`the workspace gave ${file.path} without a descriptor; previews need local files`);
+      const tableQuery = tableQueryOf(query);
+      let handle: FileHandle | undefined;
+      const answer = await this.processes.run(
+        {
+          mode: 'csv',
+          source: `/proc/${process.pid}/fd/${file.descriptor}`,
+          format,
+          path: file.path,
+          bytes: file.bytes,
+          offset: 0,
+          limit: options.maxRows,
+          ...(tableQuery ? { query: tableQuery } : {}),
+        },
+        options.abortSignal,
+        async (scratchDir) => {
+          handle = await open(join(scratchDir, TABLE_CSV), 'r');
+        },
+      );
+      if (!handle || !answer.csv) throw new Error('a CSV process wrote no CSV');
+      return { file: handle, rows: answer.csv.rows, totalRows: answer.csv.total_rows, path: file.path };
     } finally {
       await file.close();
     }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ColumnType } from '../../contract/preview.ts';
+import { isTableQuery, type TableQuery, TableQueryParamsSchema } from '../../contract/table-query.ts';
 
 /**
  * The preview of one workspace file (GET /v1/threads/{id}/preview/{path}): a page of a
@@ -24,8 +25,29 @@ export const PreviewQuerySchema = z
     sheet: z.string().max(300).optional(),
     table: z.string().max(300).optional(),
   })
+  .merge(TableQueryParamsSchema)
   .passthrough();
 export type PreviewQuery = z.infer<typeof PreviewQuerySchema>;
+
+/** GET /v1/threads/{id}/table-csv/{path}: the table as the preview's query sorts and filters it. */
+export const TableCsvQuerySchema = TableQueryParamsSchema.passthrough();
+export type TableCsvQuery = z.infer<typeof TableCsvQuerySchema>;
+
+/** Most rows a CSV download of a table holds. */
+export const MAX_CSV_ROWS = 1_000_000;
+
+/** Formats DuckDB sorts, searches, filters and writes as CSV in a preview process. */
+export const QUERYABLE_FORMATS: ReadonlySet<PreviewFormat> = new Set(['csv', 'tsv', 'parquet']);
+
+/** The sorting, search and filters of parsed query parameters, or undefined when there are none. */
+export function tableQueryOf(params: TableCsvQuery): TableQuery | undefined {
+  const query: TableQuery = {
+    ...(params.sort !== undefined ? { sort: params.sort, desc: params.desc ?? false } : {}),
+    ...(params.search ? { search: params.search } : {}),
+    ...(params.filter && params.filter.length > 0 ? { filters: params.filter } : {}),
+  };
+  return isTableQuery(query) ? query : undefined;
+}
 
 export const ProfileQuerySchema = z
   .object({ sheet: z.string().max(300).optional(), table: z.string().max(300).optional() })
@@ -88,6 +110,17 @@ export function looksLikeText(head: Uint8Array): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * True when the first bytes are not text of any encoding a CSV comes in: NUL bytes, or more
+ * than one byte in ten a control character (the offline analyst's `looks_binary` is the same rule).
+ */
+export function looksBinary(head: Uint8Array): boolean {
+  if (head.includes(0)) return true;
+  let controls = 0;
+  for (const b of head) if (b < 9 || (b > 13 && b < 32)) controls++;
+  return head.length > 0 && controls * 10 > head.length;
 }
 
 /** Infers a column's type from sample values (empty ones do not count). */

@@ -1,3 +1,4 @@
+import { fileProblem } from '../../contract/file-problems.ts';
 import { RowReader, sniffDelimiter } from './delimited.ts';
 import { type FileSource, inferType, type PreviewColumn } from './preview.ts';
 import type { PreviewJob, PreviewPage } from './preview-job.ts';
@@ -29,8 +30,13 @@ const FROM_START: RowIndex = {
 export async function previewText(
   file: FileSource,
   format: 'csv' | 'tsv' | 'text',
-  job: Pick<PreviewJob, 'offset' | 'limit' | 'index'>,
+  job: Pick<PreviewJob, 'offset' | 'limit' | 'index' | 'path'>,
 ): Promise<{ page: PreviewPage; index?: RowIndex }> {
+  const name = job.path.split('/').pop() ?? job.path;
+  if (format !== 'text' && file.bytes === 0)
+    return {
+      page: { kind: 'table', columns: [], rows: [], total_rows: 0, message: fileProblem.empty(name) },
+    };
   const head = format === 'text' ? undefined : await readHead(file, format);
   const delimiter = head?.delimiter;
   // CSV row 0 is the header: data row n is file row n + 1.
@@ -59,7 +65,15 @@ export async function previewText(
       total = { rows: Math.max(0, index.rows - headerRows), estimated: false };
     }
   }
+  const problem = !head
+    ? undefined
+    : head.tooWide
+      ? fileProblem.tooManyFields(name, head.tooWide.line, head.tooWide.saw, head.headerWidth)
+      : total.rows === 0
+        ? fileProblem.headerOnly(name, head.headerWidth)
+        : undefined;
   const common = {
+    ...(problem ? { message: problem } : {}),
     total_rows: total.rows,
     ...(total.estimated ? { total_rows_estimated: true as const } : {}),
     ...(truncated ? { truncated: true as const } : {}),
@@ -95,11 +109,18 @@ async function estimateRows(file: FileSource, delimiter: string | undefined): Pr
 async function readHead(
   file: FileSource,
   format: 'csv' | 'tsv',
-): Promise<{ delimiter: string; columns: PreviewColumn[] }> {
+): Promise<{
+  delimiter: string;
+  columns: PreviewColumn[];
+  headerWidth: number;
+  /** The first sampled row with more fields than the header (which pandas refuses to read). */
+  tooWide?: { line: number; saw: number };
+}> {
   const firstLine = await readFirstLine(file);
   const delimiter = sniffDelimiter(firstLine, format === 'tsv' ? '\t' : ',');
   const page = await readRows(file, FROM_START, 0, SAMPLE_ROWS + 1, delimiter);
   const [header = [], ...sample] = page.rows;
+  const wide = sample.findIndex((row) => row.length > header.length);
   const width = Math.max(header.length, ...sample.map((r) => r.length));
   const seen = new Map<string, number>();
   const columns = Array.from({ length: width }, (_, i) => {
@@ -109,7 +130,9 @@ async function readHead(
     if (n > 1) name = `${name}_${n}`;
     return { name, type: inferType(sample.map((r) => r[i] ?? '')) };
   });
-  return { delimiter, columns };
+  // Lines as pandas counts them (the header is line 1), right while no quoted field spans lines.
+  const tooWide = wide === -1 ? undefined : { line: wide + 2, saw: sample[wide]!.length };
+  return { delimiter, columns, headerWidth: header.length, ...(tooWide ? { tooWide } : {}) };
 }
 
 async function readFirstLine(file: FileSource): Promise<string> {

@@ -2,17 +2,24 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../deps.ts';
 import { abortOnHangUp } from '../hang-up.ts';
-import { PreviewQuerySchema, ProfileQuerySchema } from '../preview/preview.ts';
+import {
+  MAX_CSV_ROWS,
+  PreviewQuerySchema,
+  ProfileQuerySchema,
+  TableCsvQuerySchema,
+} from '../preview/preview.ts';
 import { PreviewService } from '../preview/preview-service.ts';
 import { validate } from '../validate.ts';
+import { contentDisposition } from './files.ts';
 
 type Params = { Params: { id: string; '*': string } };
 
 /**
- * GET /v1/threads/{id}/preview/{path}?offset=&limit=&sheet=&table= — a page of a workspace
- * file as JSON (`Preview`): tables, sheets, SQLite tables, Parquet, JSON, text, or the kind
- * of an image, PDF or binary. Opened through the thread's Workspace only, parsed in a
- * bounded child process.
+ * GET /v1/threads/{id}/preview/{path}?offset=&limit=&sheet=&table=&sort=&desc=&search=&filter=
+ * — a page of a workspace file as JSON (`Preview`): tables, sheets, SQLite tables, Parquet,
+ * JSON, text, or the kind of an image, PDF or binary; CSV, TSV and Parquet tables sorted,
+ * searched and filtered (docs/spec.md#table-queries). Opened through the thread's Workspace
+ * only, parsed in a bounded child process.
  */
 export function registerPreviewRoutes(app: FastifyInstance, deps: AppDeps): void {
   const previews = new PreviewService({ scratchDir: join(deps.config.dataDir, 'preview-scratch') });
@@ -35,5 +42,28 @@ export function registerPreviewRoutes(app: FastifyInstance, deps: AppDeps): void
     const hangUp = abortOnHangUp(reply.raw);
     const profile = await previews.profile(workspace, request.params['*'], query, hangUp.signal);
     return reply.header('cache-control', 'no-store').send(profile);
+  });
+  /**
+   * GET /v1/threads/{id}/table-csv/{path}?sort=&desc=&search=&filter= — the table as the
+   * preview shows it, as CSV (at most MAX_CSV_ROWS rows; `x-analyst-total-rows` says how many
+   * the query keeps), written by a preview process and streamed.
+   */
+  app.get<Params>('/v1/threads/:id/table-csv/*', async (request, reply) => {
+    const query = validate(TableCsvQuerySchema, request.query ?? {}, 'the query');
+    const thread = await deps.threads.get(request.owner, request.params.id);
+    const workspace = await deps.threads.workspace(thread);
+    const hangUp = abortOnHangUp(reply.raw);
+    const table = await previews.csv(workspace, request.params['*'], query, {
+      maxRows: MAX_CSV_ROWS,
+      abortSignal: hangUp.signal,
+    });
+    const name = `${(table.path.split('/').pop() ?? 'table').replace(/\.[^.]*$/, '')}.csv`;
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('content-disposition', contentDisposition(name))
+      .header('cache-control', 'no-store')
+      .header('x-analyst-rows', String(table.rows))
+      .header('x-analyst-total-rows', String(table.totalRows))
+      .send(table.file.createReadStream());
   });
 }

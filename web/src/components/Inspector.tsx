@@ -4,10 +4,12 @@ import { api, blobUrl } from '../api/client.ts';
 import type { Preview } from '../api/types.ts';
 import { formatBytes, formatNumber, t } from '../i18n/i18n.ts';
 import { fileUrl } from '../lib/files.ts';
-import { useLazy } from '../lib/hooks.ts';
+import { useDebounced, useLazy } from '../lib/hooks.ts';
 import { useScrollCue } from '../lib/scroll-cue.ts';
+import { EMPTY_VIEW, type TableView, viewParams } from '../lib/table-view.ts';
 import { viewImage } from '../state/image-viewer.ts';
 import { RENDER_MAX_BYTES, RenderedDocument, renderable } from './RenderedDocument.tsx';
+import { TableTools } from './TableTools.tsx';
 
 /** The right panel: a preview of the selected file, or the selected cell's code to edit and re-run. */
 export function Inspector(props: {
@@ -63,16 +65,22 @@ function FilePreview(props: { threadId: string; path: string; version: string })
   const [preview, setPreview] = useState<Preview>();
   const [error, setError] = useState<string>();
   const [choice, setChoice] = useState<string>();
+  const [view, setView] = useState<TableView>(EMPTY_VIEW);
+  // Typing in a filter asks the server once the typing pauses, not at every key.
+  const settled = useDebounced(view, 350);
   const [source, setSource] = useState(false);
   const tabs = useRef<HTMLDivElement>(null);
   useScrollCue(tabs, [preview]);
   const grid = useLazy(() => import('../lazy/grid.tsx'));
   const base = fileUrl(props.threadId, props.path, 'preview');
   const param = preview?.sheets ? 'sheet' : 'table';
-  const url = choice ? `${base}?${param}=${encodeURIComponent(choice)}` : base;
+  const query = preview?.queryable ? viewParams(settled, preview.columns) : new URLSearchParams();
+  if (choice) query.set(param, choice);
+  const url = query.size > 0 ? `${base}?${query}` : base;
 
   useEffect(() => {
     setChoice(undefined);
+    setView(EMPTY_VIEW);
     setSource(false);
   }, [props.path]);
   useEffect(() => {
@@ -91,12 +99,13 @@ function FilePreview(props: { threadId: string; path: string; version: string })
     };
   }, [url, props.version]);
 
-  if (error)
-    return (
-      <p class="error-line pad" role="alert">
-        {error}
-      </p>
-    );
+  const errorLine = error && (
+    <p class="error-line pad" role="alert">
+      {error}
+    </p>
+  );
+  // A query the server refuses leaves the table as it was, with the reason above it.
+  if (error && (!preview || preview.path !== props.path || !preview.queryable)) return errorLine;
   if (!preview || preview.path !== props.path) return <p class="muted pad">{t('inspector.loading')}</p>;
   const choices = preview.sheets ?? preview.tables;
   const document = renderable(props.path);
@@ -175,16 +184,35 @@ function FilePreview(props: { threadId: string; path: string; version: string })
           kind={document}
         />
       )}
+      {preview.queryable && (
+        <TableTools
+          view={view}
+          onView={setView}
+          csvUrl={`${fileUrl(props.threadId, props.path, 'table-csv')}?${viewParams(settled, preview.columns)}`}
+          fileName={preview.path.split('/').pop() ?? 'table'}
+        />
+      )}
+      {errorLine}
       {!rendered && preview.truncated && <p class="warn">{t('inspector.truncated')}</p>}
       {preview.kind === 'image' && (
         <PreviewImage threadId={props.threadId} path={props.path} version={props.version} />
       )}
       {preview.kind === 'pdf' && <PreviewPdf threadId={props.threadId} path={props.path} />}
-      {preview.kind === 'binary' && <p class="muted pad">{t('inspector.binary')}</p>}
+      {preview.message && (
+        <p class="warn" id="preview-problem" role="status">
+          {preview.message}
+        </p>
+      )}
+      {preview.kind === 'binary' && !preview.message && <p class="muted pad">{t('inspector.binary')}</p>}
       {!rendered &&
         (preview.kind === 'table' || preview.kind === 'json' || preview.kind === 'text') &&
         (grid ? (
-          <grid.DataGrid first={preview} url={url} mode={preview.kind === 'text' ? 'text' : 'table'} />
+          <grid.DataGrid
+            first={preview}
+            url={url}
+            mode={preview.kind === 'text' ? 'text' : 'table'}
+            {...(preview.queryable ? { view, onView: setView } : {})}
+          />
         ) : (
           <p class="muted pad">{t('inspector.loading')}</p>
         ))}

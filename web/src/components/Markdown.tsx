@@ -2,6 +2,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import type { GroundedNumber } from '../../../src/agent/grounding/types.ts';
 import { blobUrl } from '../api/client.ts';
 import { t } from '../i18n/i18n.ts';
+import { enhanceAnswerTables } from '../lib/answer-tables.ts';
 import { fileUrl } from '../lib/files.ts';
 import { markGroundedNumbers, type SourcePlace } from '../lib/grounding-marks.ts';
 import { renderMarkdown } from '../lib/markdown.ts';
@@ -32,6 +33,7 @@ export function Markdown(props: {
       loaded.set(img.dataset.src ?? '', img);
     root.innerHTML = renderMarkdown(props.text);
     if (props.grounding) markGroundedNumbers(root, props.grounding, props.place);
+    enhanceAnswerTables(root);
     for (const img of root.querySelectorAll<HTMLImageElement>('img[data-src]')) {
       const old = loaded.get(img.dataset.src ?? '');
       if (old && old.alt === img.alt) {

@@ -1,6 +1,8 @@
 import { useEffect, useMemo, useReducer, useRef, useState } from 'preact/hooks';
 import { api } from '../api/client.ts';
 import type { Preview } from '../api/types.ts';
+import { t } from '../i18n/i18n.ts';
+import { filterOf, nextSort, type TableView } from '../lib/table-view.ts';
 
 const ROW_HEIGHT = 26;
 const PAGE = 200;
@@ -22,8 +24,15 @@ function widthOf(name: string, type: string, values: unknown[]): number {
  * the DOM, and pages of 200 rows are fetched as the view reaches them, so a million-row CSV
  * scrolls as smoothly as a small one. Text files use it too, one line per row.
  */
-export function DataGrid(props: { first: Preview; url: string; mode: 'table' | 'text' }) {
-  const { first } = props;
+export function DataGrid(props: {
+  first: Preview;
+  url: string;
+  mode: 'table' | 'text';
+  /** A table the server sorts and filters: the view, and where its changes go. */
+  view?: TableView;
+  onView?: (view: TableView) => void;
+}) {
+  const { first, view, onView } = props;
   const total = first.total_rows ?? first.rows.length;
   const pages = useRef(new Map<number, Preview['rows']>());
   const loading = useRef(new Set<number>());
@@ -98,17 +107,56 @@ export function DataGrid(props: { first: Preview; url: string; mode: 'table' | '
       {props.mode === 'table' && (
         <div class="grid-head grid-row">
           <span class="grid-index">#</span>
-          {shown.map((c, i) => (
-            <span
-              class={`grid-cell head${NUMERIC.has(c.type) ? ' num' : ''}`}
-              key={c.name}
-              title={`${c.name} (${c.type})`}
-              style={{ width: `${widths[i] ?? 120}px` }}
-            >
-              <span class="col-name">{c.name}</span>
-              <span class="col-type">{c.type}</span>
-            </span>
-          ))}
+          {shown.map((c, i) => {
+            const sorted = view?.sort === c.name ? (view.desc ? 'descending' : 'ascending') : undefined;
+            return (
+              <span
+                class={`grid-cell head${NUMERIC.has(c.type) ? ' num' : ''}`}
+                key={c.name}
+                title={`${c.name} (${c.type})`}
+                style={{ width: `${widths[i] ?? 120}px` }}
+                data-sort={sorted ?? 'none'}
+              >
+                {view && onView ? (
+                  <button type="button" class="col-name sort" onClick={() => onView(nextSort(view, c.name))}>
+                    {c.name}
+                    {sorted && <span class="sort-mark">{sorted === 'ascending' ? ' ▲' : ' ▼'}</span>}
+                  </button>
+                ) : (
+                  <span class="col-name">{c.name}</span>
+                )}
+                <span class="col-type">{c.type}</span>
+              </span>
+            );
+          })}
+        </div>
+      )}
+      {props.mode === 'table' && view && onView && (
+        <div class="grid-filters grid-row">
+          <span class="grid-index" />
+          {shown.map((c, i) => {
+            const typed = view.filters[c.name] ?? '';
+            const invalid = filterOf(c.name, c.type, typed) === 'invalid';
+            return (
+              <span class="grid-cell" key={c.name} style={{ width: `${widths[i] ?? 120}px` }}>
+                <input
+                  type="text"
+                  class={`grid-filter${invalid ? ' invalid' : ''}`}
+                  value={typed}
+                  aria-label={t('table.filterColumn', { column: c.name })}
+                  aria-invalid={invalid}
+                  placeholder={NUMERIC.has(c.type) ? '1..10' : t('table.filter')}
+                  title={NUMERIC.has(c.type) ? t('table.filterNumberHint') : t('table.filterTextHint')}
+                  onInput={(e) =>
+                    onView({
+                      ...view,
+                      filters: { ...view.filters, [c.name]: (e.target as HTMLInputElement).value },
+                    })
+                  }
+                />
+              </span>
+            );
+          })}
         </div>
       )}
       <div class="grid-body" style={{ height: `${total * ROW_HEIGHT}px` }}>

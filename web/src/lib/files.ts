@@ -35,7 +35,11 @@ export function treeOf(files: WorkspaceFile[]): TreeNode {
 }
 
 /** A thread file's API path, each segment encoded. */
-export function fileUrl(threadId: string, path: string, kind: 'files' | 'preview' = 'files'): string {
+export function fileUrl(
+  threadId: string,
+  path: string,
+  kind: 'files' | 'preview' | 'table-csv' = 'files',
+): string {
   return `/v1/threads/${threadId}/${kind}/${path.split('/').map(encodeURIComponent).join('/')}`;
 }
 

@@ -1,4 +1,4 @@
-import { useEffect, useReducer, useRef } from 'preact/hooks';
+import { useEffect, useReducer, useRef, useState } from 'preact/hooks';
 import { onLanguageChange } from '../i18n/i18n.ts';
 
 /** Re-renders when `subscribe`'s source changes. */
@@ -36,4 +36,14 @@ export function useSecondsSince(since: number | undefined): number {
     return () => clearInterval(timer);
   }, [since]);
   return since === undefined ? 0 : Math.max(0, Math.floor((Date.now() - since) / 1000));
+}
+
+/** `value` once it has stayed the same for `delayMs`. */
+export function useDebounced<T>(value: T, delayMs: number): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), delayMs);
+    return () => clearTimeout(timer);
+  }, [value, delayMs]);
+  return settled;
 }

@@ -14,6 +14,10 @@ export interface AnswerParts {
   failure?: string;
   /** Notes from reading the files (unreadable, empty). */
   notes: string[];
+  /** Files that are not usable tables, with what is wrong (said first, in the preview's words). */
+  problems?: Array<{ file: string; message: string }>;
+  /** The file the computation read, said when another file has a problem. */
+  usedFile?: string;
   /** Charts the cells saved, as links. */
   charts: { path: string; url: string }[];
   /** The label of an answer line the prompt asks for ("Final Answer"). */
@@ -28,7 +32,16 @@ export interface AnswerParts {
 export function composeAnswer(parts: AnswerParts): string {
   const { language, plan, finding } = parts;
   const out: string[] = [];
-  if (parts.failure) {
+  const problems = parts.problems ?? [];
+  for (const problem of problems) out.push(problem.message, '');
+  if (problems.length > 0 && parts.usedFile)
+    out.push(
+      say(language, `What follows uses only ${parts.usedFile}.`, `以下内容只使用了 ${parts.usedFile}。`),
+      '',
+    );
+  if (problems.length > 0 && !parts.usedFile && !parts.failure) {
+    // Nothing was computed: the statement is the answer.
+  } else if (parts.failure) {
     out.push(
       say(language, `The analysis could not finish: ${parts.failure}`, `分析没能完成：${parts.failure}`),
     );

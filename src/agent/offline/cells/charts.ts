@@ -8,8 +8,7 @@ import { slug } from './code.ts';
 export function barChart(options: { title: string; valueLabel: string; horizontal?: boolean }): string {
   const file = py(`${slug(options.title)}.png`);
   const horizontal = options.horizontal ?? true;
-  return [
-    'chart = chart.head(30)',
+  const draw = [
     horizontal
       ? 'ax = chart.plot.barh(figsize=(7, max(2.5, 0.35 * len(chart))), color="#4c78a8")'
       : 'ax = chart.plot.bar(figsize=(max(5, 0.5 * len(chart)), 4), color="#4c78a8")',
@@ -18,6 +17,14 @@ export function barChart(options: { title: string; valueLabel: string; horizonta
       : `ax.set_ylabel(${py(options.valueLabel)})`,
     `ax.set_title(${py(options.title)})`,
     `plt.savefig(${file}, bbox_inches="tight")`,
+  ];
+  // A chart of nothing (no bars, or every bar 0) is not drawn: an empty chart says nothing.
+  return [
+    'chart = chart.head(30)',
+    'if len(chart) == 0 or pd.to_numeric(pd.Series(chart.to_numpy().ravel()), errors="coerce").fillna(0).abs().sum() == 0:',
+    '    print("No chart: there is nothing to draw (every bar would be 0).")',
+    'else:',
+    ...draw.flatMap((line) => line.split('\n')).map((line) => `    ${line}`),
   ].join('\n');
 }
 

@@ -39,7 +39,8 @@ export const missingRecipe: Recipe<MissingPlan> = {
         code: [
           preamble(context, { columns: [], plot: true }),
           [
-            'chart = df.isna().sum().sort_values(ascending=False)',
+            'chart = df.isna().sum()',
+            'chart = chart[chart > 0].sort_values(ascending=False)',
             barChart({ title: 'Missing values per column', valueLabel: 'missing values' }),
           ].join('\n'),
         ].join('\n\n'),

@@ -104,6 +104,44 @@ def read_tables(path):
 # to_number.py
 
 
+# What is wrong with a file, in the words of src/contract/file-problems.ts (the preview says the same).
+def problem_empty(name):
+    return "%s is empty (0 bytes): there is no table in it. Upload the file again." % name
+
+
+def problem_header_only(name, columns):
+    return "%s has a header (%d column%s) and no rows of data: there is nothing to analyse." % (
+        name, columns, "" if columns == 1 else "s")
+
+
+def problem_not_text(name):
+    return ("%s is not a text file (it holds binary data), so it cannot be read as a table. "
+            "Is it the right file, or another format renamed?" % name)
+
+
+def problem_too_many_fields(name, line, saw, expected):
+    return ("%s is malformed: line %d has %d fields where the header has %d (a missing quote or an extra "
+            "delimiter?), so it cannot be read as a table as it is." % (name, line, saw, expected))
+
+
+def looks_binary(path):
+    """The rule of looksBinary in src/server/preview/preview.ts: NUL bytes, or many control bytes, in the head."""
+    with open(path, "rb") as f:
+        head = f.read(8192)
+    if b"\0" in head:
+        return True
+    controls = sum(1 for b in head if b < 9 or 13 < b < 32)
+    return len(head) > 0 and controls * 10 > len(head)
+
+
+def text_problem(name, error):
+    """A pandas error of a delimited text file as one of the statements above, or None."""
+    found = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(error))
+    if found:
+        return problem_too_many_fields(name, int(found.group(2)), int(found.group(3)), int(found.group(1)))
+    return None
+
+
 def sql_text(text):
     return "'" + text.replace("'", "''") + "'"
 
@@ -277,7 +315,7 @@ def decimals(text):
     return int(min(places.max(), 6)) if len(places) else 0
 
 
-tables, notes, skipped = [], [], []
+tables, notes, skipped, problems = [], [], [], []
 for name in sorted(os.listdir(".")):
     if name.startswith(".") or not os.path.isfile(name) or os.path.islink(name):
         continue
@@ -286,6 +324,11 @@ for name in sorted(os.listdir(".")):
         continue
     size = os.path.getsize(name)
     kind = name.rsplit(".", 1)[-1].lower()
+    if kind in ("csv", "tsv", "tab") and (size == 0 or looks_binary(name)):
+        problem = problem_empty(name) if size == 0 else problem_not_text(name)
+        print(problem + "\n")
+        problems.append({"file": name, "message": problem})
+        continue
     try:
         source, how = duckdb_source(name, kind) if size > LARGE_FILE_BYTES else (None, None)
         if source:
@@ -314,6 +357,11 @@ for name in sorted(os.listdir(".")):
             continue
         for how, df in read_tables(name):
             label = name + "".join(" [%s]" % how[key] for key in ("sheet", "table") if key in how)
+            if how.get("reader") == "csv" and df.shape[0] == 0:
+                problem = problem_header_only(name, df.shape[1])
+                print(problem + "\n")
+                problems.append({"file": name, "message": problem})
+                continue
             columns = [describe_column(df.iloc[:, i]) for i in range(df.shape[1])]
             print("%s: %d rows × %d columns" % (label, df.shape[0], df.shape[1]))
             if columns:
@@ -325,10 +373,15 @@ for name in sorted(os.listdir(".")):
     except pd.errors.EmptyDataError:
         print("%s is empty\n" % name)
         notes.append("%s is empty" % name)
+    except pd.errors.ParserError as error:
+        problem = text_problem(name, error) or "%s could not be read: %s" % (name, str(error)[:300])
+        print(problem + "\n")
+        problems.append({"file": name, "message": problem})
     except Exception as error:
         note = "%s could not be read: %s: %s" % (name, type(error).__name__, str(error)[:300])
         print(note + "\n")
         notes.append(note)
 if skipped:
     print("Not tables:", ", ".join(skipped))
-print(MARKER + json.dumps({"tables": tables, "notes": notes, "skipped": skipped}, ensure_ascii=False, default=str))
+print(MARKER + json.dumps({"tables": tables, "notes": notes, "skipped": skipped, "problems": problems},
+                          ensure_ascii=False, default=str))
