@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fileProblem } from '../../src/contract/file-problems.ts';
 import { BAD_FILES } from '../helpers/bad-files.ts';
-import { json, startTestServer, type TestServer } from './helpers.ts';
+import { newThread, startTestServer, type TestServer } from './helpers.ts';
 
 /** Bad files are named as bad in their preview, in plain words (issue 31, defect 5). */
 describe('previews of bad files', () => {
@@ -11,15 +11,7 @@ describe('previews of bad files', () => {
 
   before(async () => {
     server = await startTestServer();
-    thread = (
-      await json(
-        await server.fetch('/v1/threads', {
-          method: 'POST',
-          body: '{}',
-          headers: { 'content-type': 'application/json' },
-        }),
-      )
-    ).id as string;
+    thread = await newThread(server);
     for (const [name, data] of Object.entries(BAD_FILES)) {
       const form = new FormData();
       form.append('file', new Blob([data as BlobPart]), name);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { probeHealth, quantile } from '../helpers/health-prober.ts';
 import { loadFromThread } from '../helpers/load-thread.ts';
-import { json, startTestServer, type TestServer } from './helpers.ts';
+import { newThread, startTestServer, type TestServer } from './helpers.ts';
 
 /**
  * Issue 29: `/health` answers in under 100 ms while the host works for hostile requests. The
@@ -26,15 +26,7 @@ let thread: string;
 
 before(async () => {
   server = await startTestServer();
-  thread = (
-    await json(
-      await server.fetch('/v1/threads', {
-        method: 'POST',
-        body: '{}',
-        headers: { 'content-type': 'application/json' },
-      }),
-    )
-  ).id as string;
+  thread = await newThread(server);
   const { threads } = server.service.deps;
   const root = (await threads.workspace(await threads.get('local', thread))).mount().path;
   const place = async (name: string, data: Buffer) => {

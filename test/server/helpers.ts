@@ -109,6 +109,16 @@ export async function json(response: Response): Promise<Record<string, unknown>>
   return (await response.json()) as Record<string, unknown>;
 }
 
+/** A new, empty thread on the test server (open mode); its id. */
+export async function newThread(server: TestServer): Promise<string> {
+  const response = await server.fetch('/v1/threads', {
+    method: 'POST',
+    body: '{}',
+    headers: { 'content-type': 'application/json' },
+  });
+  return (await json(response)).id as string;
+}
+
 /** Asserts OpenAI's error shape and returns the error. */
 export async function expectError(
   response: Response,

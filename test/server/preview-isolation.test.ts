@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { eventually } from '../helpers/eventually.ts';
 import { sqliteOf } from '../web/fixtures.ts';
-import { json, startTestServer, type TestServer } from './helpers.ts';
+import { json, newThread, startTestServer, type TestServer } from './helpers.ts';
 import { duplicateSharedStringsXlsx, loopingSqlite, parquetBomb } from './hostile-preview-files.ts';
 
 /**
@@ -114,15 +114,7 @@ describe('previews of hostile and big files run outside the server', () => {
 
   before(async () => {
     server = await startTestServer();
-    thread = (
-      await json(
-        await server.fetch('/v1/threads', {
-          method: 'POST',
-          body: '{}',
-          headers: { 'content-type': 'application/json' },
-        }),
-      )
-    ).id as string;
+    thread = await newThread(server);
     const { threads } = server.service.deps;
     root = (await threads.workspace(await threads.get('local', thread))).mount().path;
     // The first preview starts the launcher thread and its spare process, once per server:

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { csvOf, parquetOf, sqliteOf, xlsxOf } from '../web/fixtures.ts';
-import { expectError, json, startTestServer, type TestServer } from './helpers.ts';
+import { expectError, newThread, startTestServer, type TestServer } from './helpers.ts';
 
 interface Column {
   name: string;
@@ -43,15 +43,7 @@ describe('file profiles', () => {
 
   before(async () => {
     server = await startTestServer();
-    thread = (
-      await json(
-        await server.fetch('/v1/threads', {
-          method: 'POST',
-          body: '{}',
-          headers: { 'content-type': 'application/json' },
-        }),
-      )
-    ).id as string;
+    thread = await newThread(server);
   });
   after(async () => server.close());
 

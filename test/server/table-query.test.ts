@@ -10,7 +10,7 @@ import {
   sortRows,
 } from '../helpers/big-table.ts';
 import { xlsxOf } from '../web/fixtures.ts';
-import { expectError, json, startTestServer, type TestServer } from './helpers.ts';
+import { expectError, newThread, startTestServer, type TestServer } from './helpers.ts';
 
 const ROWS = 1_000_000;
 
@@ -55,15 +55,7 @@ describe('table queries', () => {
 
   before(async () => {
     server = await startTestServer();
-    thread = (
-      await json(
-        await server.fetch('/v1/threads', {
-          method: 'POST',
-          body: '{}',
-          headers: { 'content-type': 'application/json' },
-        }),
-      )
-    ).id as string;
+    thread = await newThread(server);
     table = bigTable(ROWS);
     all = rowsWhere(table, () => true);
     await upload('big.csv', bigTableCsv(table));
