@@ -104,6 +104,7 @@ class Kernel:
                 worker.dispose()
             if mode == STATELESS and self.spare is not None and self.spare.alive:
                 worker, self.spare = self.spare, None
+                worker.signal(signal.SIGCONT)  # halted while a cell ran, if it was
             else:
                 worker = self.fork_worker(mode)
             self.workers[mode] = worker
@@ -169,6 +170,11 @@ class Kernel:
         before = snapshot(WORKSPACE) if scan else {}
         scratch_before = scratch_names()
         worker = self.worker(mode)
+        if self.spare is not None:
+            # Stopped before the cell starts (not after: on the container's one CPU the cell may
+            # run first), so its rehearsal never takes the cell's CPU; continued with the kept
+            # processes at the end.
+            halt(self.spare.pid)
         if mode == STATEFUL:
             worker.signal(signal.SIGCONT)  # stopped since its last cell
             reset_peak_rss(worker.pid)
@@ -178,8 +184,6 @@ class Kernel:
             self.retire(mode)
             worker = self.worker(mode)
             worker.submit(request)
-        if self.spare is not None:
-            self.spare.signal(signal.SIGSTOP)  # continued with the kept processes at the end
         cell = Cell(request, started)
         self.watch(worker, cell)
         outcome = self.outcome(worker, cell)
