@@ -26,7 +26,12 @@ function fakeContainer(name: string, now: number) {
 }
 
 function fakeWorkspace(id: string): Workspace {
-  return { id, mount: () => ({ path: `/workspaces/${id}` }), ready: async () => {} } as unknown as Workspace;
+  return {
+    id,
+    mount: () => ({ path: `/workspaces/${id}` }),
+    ready: async () => {},
+    keepMounted: <T>(work: () => Promise<T>) => work(),
+  } as unknown as Workspace;
 }
 
 function harness(limits: Partial<SessionContainerDeps['limits']> = {}) {
