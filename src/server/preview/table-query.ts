@@ -75,6 +75,15 @@ async function columnsOf(connection: DuckDBConnection): Promise<SqlColumn[]> {
   }));
 }
 
+/** How many rows the query keeps in all. */
+async function countRows(
+  connection: DuckDBConnection,
+  sql: { where: string; params: Array<string | number> },
+): Promise<number> {
+  const counted = await connection.runAndReadAll(`SELECT count(*) AS n FROM t ${sql.where}`, sql.params);
+  return Number(counted.getRowsJS()[0]?.[0] ?? 0);
+}
+
 /** One page of the queried table, and how many rows the query keeps in all. */
 export async function queryPage(
   file: TableSource,
@@ -85,8 +94,7 @@ export async function queryPage(
   try {
     const columns = await columnsOf(connection);
     const sql = tableSql(columns, query);
-    const counted = await connection.runAndReadAll(`SELECT count(*) AS n FROM t ${sql.where}`, sql.params);
-    const totalRows = Number(counted.getRowsJS()[0]?.[0] ?? 0);
+    const totalRows = await countRows(connection, sql);
     const n = sql.params.length;
     const selected = await connection.runAndReadAll(
       `SELECT ${selectList(columns)} FROM t ${sql.where} ${sql.orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`,
@@ -113,8 +121,7 @@ export async function queryToCsv(
   try {
     const columns = await columnsOf(connection);
     const sql = tableSql(columns, query);
-    const counted = await connection.runAndReadAll(`SELECT count(*) AS n FROM t ${sql.where}`, sql.params);
-    const totalRows = Number(counted.getRowsJS()[0]?.[0] ?? 0);
+    const totalRows = await countRows(connection, sql);
     const n = sql.params.length;
     await connection.run(
       `COPY (SELECT ${selectList(columns)} FROM t ${sql.where} ${sql.orderBy} LIMIT $${n + 1}) TO ${literal(outPath)} (FORMAT csv, HEADER true)`,
