@@ -20,6 +20,12 @@ export interface PreviewProcessOptions {
   /** Largest answer read back. Default 32 MiB. */
   maxAnswerBytes?: number;
   /**
+   * CPU priority of each process (nice, 0–19). Default 10: a scan of a big or hostile file
+   * yields the CPU to the server's own thread, so `/health` and other requests do not wait
+   * behind it on a machine with few cores.
+   */
+  niceness?: number;
+  /**
    * Where each job's private directory is made (the server's data directory in production,
    * so what a crash left is removed at the next start). Default a new temporary directory.
    */
@@ -220,8 +226,10 @@ export class PreviewProcesses {
     if (this.launcher) return this.launcher;
     const timeoutMs = this.options.timeoutMs ?? 15_000;
     const settings: LaunchSettings = {
-      command: 'prlimit',
+      command: 'nice',
       args: [
+        `-n${this.options.niceness ?? 10}`,
+        'prlimit',
         `--data=${this.options.memoryBytes ?? 512 * 1024 * 1024}`,
         `--cpu=${Math.ceil(timeoutMs / 1000) + 3}`,
         `--fsize=${MAX_SQLITE_BYTES + 1024 * 1024}`,
