@@ -54,23 +54,26 @@ export class PreviewService {
   }
 
   /**
-   * The preview as JSON bytes (a `Preview`): the page the process gave is written out as its
-   * launcher thread checked it, never parsed or serialised again on the server's event loop.
+   * The preview as JSON bytes (a `Preview`), in parts to be written one after the other: the
+   * page the process gave is written out as its launcher thread checked it, never parsed,
+   * serialised or copied again on the server's event loop.
    */
   async preview(
     workspace: Workspace,
     path: string,
     query: PreviewQuery,
     abortSignal?: AbortSignal,
-  ): Promise<Buffer> {
+  ): Promise<Uint8Array[]> {
     const file = await workspace.open(path);
     try {
       const base = { path: file.path, offset: query.offset, limit: query.limit, bytes: file.bytes };
       const format = formatOf(file.path);
       if (format === 'image' || format === 'pdf')
-        return Buffer.from(
-          JSON.stringify({ ...base, kind: format, columns: [], rows: [], total_rows: 0 } satisfies Preview),
-        );
+        return [
+          Buffer.from(
+            JSON.stringify({ ...base, kind: format, columns: [], rows: [], total_rows: 0 } satisfies Preview),
+          ),
+        ];
       if (file.descriptor === undefined)
         throw new Error(`the workspace gave ${file.path} without a descriptor; previews need local files`);
       const source = `/proc/${process.pid}/fd/${file.descriptor}`;
@@ -225,8 +228,8 @@ export class PreviewService {
   }
 }
 
-/** `{...fields, ...page}` as JSON, where the page is already a JSON object's bytes: one copy, no parse. */
-function joinJson(fields: Record<string, unknown>, pageJson: Uint8Array): Buffer {
+/** `{...fields, ...page}` as JSON parts, where the page is already a JSON object's bytes: no copy, no parse. */
+function joinJson(fields: Record<string, unknown>, pageJson: Uint8Array): Uint8Array[] {
   const head = JSON.stringify(fields);
-  return Buffer.concat([Buffer.from(`${head.slice(0, -1)},`), pageJson.subarray(1)]);
+  return [Buffer.from(`${head.slice(0, -1)},`), pageJson.subarray(1)];
 }

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../deps.ts';
 import { abortOnHangUp } from '../hang-up.ts';
@@ -31,8 +32,13 @@ export function registerPreviewRoutes(app: FastifyInstance, deps: AppDeps): void
     const workspace = await deps.threads.workspace(thread);
     // A client that hangs up stops its preview's process (and frees its place in the queue).
     const hangUp = abortOnHangUp(reply.raw);
-    const preview = await previews.preview(workspace, request.params['*'], query, hangUp.signal);
-    return reply.type('application/json; charset=utf-8').header('cache-control', 'no-store').send(preview);
+    const parts = await previews.preview(workspace, request.params['*'], query, hangUp.signal);
+    const bytes = parts.reduce((sum, part) => sum + part.byteLength, 0);
+    return reply
+      .type('application/json; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .header('content-length', bytes)
+      .send(Readable.from(parts, { objectMode: false }));
   });
   /** GET /v1/threads/{id}/profile/{path}?sheet=&table= — a profile of the file's table (`Profile`). */
   app.get<Params>('/v1/threads/:id/profile/*', async (request, reply) => {

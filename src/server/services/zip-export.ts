@@ -144,7 +144,14 @@ export class WorkspaceExports {
       // rather than a silently wrong entry; one that grew is read only up to its listed size.
       zip.addReadStreamLazy(
         entry.path,
-        { mtime: entry.modifiedAt, mode: 0o100644, compress: entry.compress, size: entry.bytes },
+        {
+          mtime: entry.modifiedAt,
+          mode: 0o100644,
+          // Deflate's fastest level: the server's CPU is shared with every other request, a
+          // download's bytes are not (docs/performance.md#export-deflate-level).
+          compressionLevel: entry.compress ? 1 : 0,
+          size: entry.bytes,
+        },
         (callback) => {
           workspace.open(entry.path).then(
             (file) => {
