@@ -213,6 +213,7 @@ describe('profiles in the inspector', { timeout: 300_000 }, () => {
         ...Array.from({ length: 20 }, (_, i) => `A rather long description of an item number ${i % 6},${i}`),
       ].join('\n'),
     );
+    await upload('gone.csv', 'a,b\n1,2\n');
     for (const [name, data] of Object.entries(BAD_FILES)) await upload(name, data);
     main = await openPage(browser, `${server.url}/t/${thread}`, { width: 1440, height: 900 });
     page = main.page;
@@ -321,6 +322,20 @@ describe('profiles in the inspector', { timeout: 300_000 }, () => {
     await checkColumn('name', expectOf(['Ada', 'Alan', 'Grace', 'Ada'], false), 'text');
     await checkColumn('age', expectOf([36, null, 85, 41], true), 'integer');
     assert.deepEqual(main.errors, []);
+  });
+
+  test('a profile that cannot be made says why, in place of the table', async () => {
+    await page.click('.tree-row[data-path="gone.csv"]');
+    await page.click('#view-data');
+    await page.waitForSelector('.grid .grid-cell >> text=2');
+    // The file goes after its preview was shown: its profile is asked for only now, and fails.
+    const removed = await server.fetch(`/v1/threads/${thread}/files/gone.csv`, { method: 'DELETE' });
+    assert.equal(removed.status, 200);
+    await page.click('#view-profile');
+    const error = await page.waitForSelector('#profile-error');
+    assert.match((await error.textContent()) ?? '', /^The profile could not be made: .*gone\.csv/);
+    await screenshot(page, 'profile-error');
+    main.errors.length = 0; // the browser logs the 404 itself
   });
 
   test('dark theme, and 390 px wide: the profile scrolls sideways, the page does not', async () => {
