@@ -18,6 +18,7 @@ import {
   WorkspaceFileObjectSchema,
 } from '../contract/objects.ts';
 import { PreviewSchema } from '../contract/preview.ts';
+import { ProfileSchema } from '../contract/profile.ts';
 import { readRunEvents } from '../contract/run-events-reader.ts';
 import { ApiError } from './api-error.ts';
 import { type ApiRequest, Transport } from './transport.ts';
@@ -226,6 +227,21 @@ export class AnalystClient {
   preview(url: string, page: { offset: number; limit: number }) {
     const path = `${url}${url.includes('?') ? '&' : '?'}offset=${page.offset}&limit=${page.limit}`;
     return this.http.json(PreviewSchema, { path });
+  }
+
+  /**
+   * A profile of a file's table (one Excel sheet or SQLite table, the first when none is
+   * named): per column its type, missing and distinct counts, min/max/mean and a histogram
+   * or the most common values.
+   */
+  profile(threadId: string, path: string, options: { sheet?: string; table?: string } = {}) {
+    const query = new URLSearchParams();
+    if (options.sheet !== undefined) query.set('sheet', options.sheet);
+    if (options.table !== undefined) query.set('table', options.table);
+    const search = query.size > 0 ? `?${query}` : '';
+    return this.http.json(ProfileSchema, {
+      path: `/v1/threads/${id(threadId)}/profile/${encodePath(path)}${search}`,
+    });
   }
 
   /* Reports and exports */

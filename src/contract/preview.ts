@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FileProblemSchema } from './file-problems.ts';
 
 /**
  * The preview of one workspace file (GET /v1/threads/{id}/preview/{path}), as the server
@@ -48,5 +49,11 @@ export const PreviewSchema = z.object({
       'The table can be sorted, searched, filtered (sort, desc, search, filter) and downloaded as CSV',
     ),
   message: z.string().optional().describe('Why a file that looks like a table or text is not shown as one'),
+  // A problem this reader does not know (a newer server's) is dropped, not a failed preview.
+  problem: FileProblemSchema.optional()
+    .catch(undefined)
+    .describe(
+      '`message` as data: a stable code and the values in the sentence, for front ends in other languages',
+    ),
 });
 export type Preview = z.infer<typeof PreviewSchema>;

@@ -2,7 +2,8 @@ import type { z } from 'zod';
 import { zodToJsonSchema } from 'zod-to-json-schema';
 import { SequencedEventSchema } from '../contract/events.ts';
 import { PreviewSchema } from '../contract/preview.ts';
-import { PreviewQuerySchema, TableCsvQuerySchema } from './preview/preview.ts';
+import { ProfileSchema } from '../contract/profile.ts';
+import { PreviewQuerySchema, ProfileQuerySchema, TableCsvQuerySchema } from './preview/preview.ts';
 import {
   ConnectionObjectSchema,
   ConnectionQueryBodySchema,
@@ -227,6 +228,8 @@ export const API_ROUTES: ApiRoute[] = [
     path: '/v1/threads/{id}/profile/{path}',
     summary:
       "A profile of a workspace file's table (query sheet, table) from its first 100,000 rows: per column type, count, missing, distinct, min/max/mean and a 10-bin histogram for numbers or the top 5 values; computed out of process, kept per file version",
+    query: ProfileQuerySchema,
+    response: ProfileSchema,
   },
   {
     method: 'get',

@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { AnalystClient, ApiError } from '../../src/client/index.ts';
 import type { SequencedEvent } from '../../src/contract/events.ts';
 import { startTestServer, type TestServer } from '../server/helpers.ts';
+import { xlsxOf } from '../web/fixtures.ts';
 
 const KEY = 'key-client-test-aaaaaaaa';
 const CSV = 'city,visits\nParis,3\nLyon,5\nParis,4\n';
@@ -84,6 +85,26 @@ describe('AnalystClient against a real server (the offline analyst, a key requir
     assert.deepEqual(preview.rows, [['Lyon', 5]]);
     await client.deleteFile(thread.id, 'data/visits.csv');
     const missing = await apiError(client.downloadFile(thread.id, 'data/visits.csv'));
+    assert.equal(missing.status, 404);
+  });
+
+  test("a profile of a file's table, and of a named sheet, checked against the contract", async () => {
+    const thread = await client.createThread();
+    await client.uploadFile(thread.id, { name: 'visits.csv', data: new Blob([CSV]), folder: 'my data' });
+    const profile = await client.profile(thread.id, 'my data/visits.csv');
+    assert.equal(profile.path, 'my data/visits.csv');
+    assert.equal(profile.rows_profiled, 3);
+    const [city, visits] = profile.columns;
+    // CSV: Paris twice, Lyon once; visits 3, 5, 4.
+    assert.deepEqual([city!.distinct, city!.top?.[0]], [2, { value: 'Paris', count: 2 }]);
+    assert.deepEqual([visits!.min, visits!.max, visits!.mean], [3, 5, 4]);
+    await client.uploadFile(thread.id, {
+      name: 'book.xlsx',
+      data: new Blob([xlsxOf({ One: [['x'], [1]], Two: [['y'], [7], [9]] }) as BlobPart]),
+    });
+    const two = await client.profile(thread.id, 'book.xlsx', { sheet: 'Two' });
+    assert.deepEqual([two.sheet, two.columns[0]!.name, two.columns[0]!.mean], ['Two', 'y', 8]);
+    const missing = await apiError(client.profile(thread.id, 'nothing.csv'));
     assert.equal(missing.status, 404);
   });
 

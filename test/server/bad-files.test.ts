@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { fileProblem } from '../../src/contract/file-problems.ts';
+import { type FileProblem, fileProblem, fileProblemMessage } from '../../src/contract/file-problems.ts';
 import { BAD_FILES } from '../helpers/bad-files.ts';
 import { newThread, startTestServer, type TestServer } from './helpers.ts';
 
@@ -27,6 +27,7 @@ describe('previews of bad files', () => {
     return (await response.json()) as {
       kind: string;
       message?: string;
+      problem?: FileProblem;
       rows: unknown[][];
       total_rows: number;
     };
@@ -53,10 +54,27 @@ describe('previews of bad files', () => {
     assert.equal(header.message, fileProblem.headerOnly('header-only.csv', 3));
   });
 
+  test('each problem also comes as data: a code and the values its sentence names', async () => {
+    const expected: Record<string, FileProblem> = {
+      'malformed.csv': { code: 'too-many-fields', name: 'malformed.csv', line: 4, saw: 5, expected: 3 },
+      'binary.csv': { code: 'not-text', name: 'binary.csv' },
+      'empty.csv': { code: 'empty', name: 'empty.csv' },
+      'header-only.csv': { code: 'header-only', name: 'header-only.csv', columns: 3 },
+    };
+    for (const [name, problem] of Object.entries(expected)) {
+      const page = await preview(name);
+      assert.deepEqual(page.problem, problem, name);
+      // The sentence front ends fall back to is the one the code and values make.
+      assert.equal(page.message, fileProblemMessage(problem), name);
+    }
+  });
+
   test('a good CSV carries no message', async () => {
     const form = new FormData();
     form.append('file', new Blob(['a,b\n1,2\n']), 'good.csv');
     await server.fetch(`/v1/threads/${thread}/files`, { method: 'POST', body: form });
-    assert.equal((await preview('good.csv')).message, undefined);
+    const good = await preview('good.csv');
+    assert.equal(good.message, undefined);
+    assert.equal(good.problem, undefined);
   });
 });

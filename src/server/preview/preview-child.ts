@@ -1,5 +1,5 @@
 import { constants, openSync } from 'node:fs';
-import { fileProblem } from '../../contract/file-problems.ts';
+import { type FileProblem, fileProblemMessage } from '../../contract/file-problems.ts';
 import { fdSource, readRange } from './fd-source.ts';
 import { readJson } from './json.ts';
 import { readParquet } from './parquet.ts';
@@ -83,10 +83,17 @@ async function run(job: PreviewJob): Promise<Extract<PreviewAnswer, { ok: true }
       // A binary file named .csv is said to be one, not shown as a garbled table.
       const head = await readRange(file, 0, Math.min(job.bytes, 8192));
       if (looksBinary(head)) {
-        const name = job.path.split('/').pop() ?? job.path;
+        const problem: FileProblem = { code: 'not-text', name: job.path.split('/').pop() ?? job.path };
         return {
           ok: true,
-          page: { kind: 'binary', columns: [], rows: [], total_rows: 0, message: fileProblem.notText(name) },
+          page: {
+            kind: 'binary',
+            columns: [],
+            rows: [],
+            total_rows: 0,
+            message: fileProblemMessage(problem),
+            problem,
+          },
         };
       }
       return { ok: true, ...(await previewText(file, job.format, job)) };

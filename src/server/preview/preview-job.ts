@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { FileProblemSchema } from '../../contract/file-problems.ts';
+import { TableProfileSchema } from '../../contract/profile.ts';
 import { TableFilterSchema } from '../../contract/table-query.ts';
 
 /**
@@ -66,29 +68,11 @@ export const PreviewPageSchema = z.object({
   tables: z.array(z.string()).optional(),
   table: z.string().optional(),
   truncated: z.literal(true).optional(),
-  /** What is wrong with the file (`contract/file-problems.ts`). */
+  /** What is wrong with the file (`contract/file-problems.ts`), in English and as data. */
   message: z.string().optional(),
+  problem: FileProblemSchema.optional(),
 });
 export type PreviewPage = z.infer<typeof PreviewPageSchema>;
-
-const TableProfileSchema = z.object({
-  rows_profiled: z.number().int().min(0),
-  columns: z.array(
-    z.object({
-      name: z.string(),
-      type: ColumnSchema.shape.type,
-      count: z.number(),
-      missing: z.number(),
-      distinct: z.number(),
-      distinct_capped: z.literal(true).optional(),
-      min: z.union([z.number(), z.string()]).optional(),
-      max: z.union([z.number(), z.string()]).optional(),
-      mean: z.number().optional(),
-      histogram: z.array(z.object({ from: z.number(), to: z.number(), count: z.number() })).optional(),
-      top: z.array(z.object({ value: z.union([z.string(), z.boolean()]), count: z.number() })).optional(),
-    }),
-  ),
-});
 
 export const PreviewAnswerSchema = z.union([
   z.object({

@@ -1,5 +1,6 @@
 import { type FileHandle, open } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Profile } from '../../contract/profile.ts';
 import { InvalidInputError } from '../../errors/index.ts';
 import type { Workspace } from '../../workspace/workspace.ts';
 import {
@@ -12,24 +13,15 @@ import {
 } from './preview.ts';
 import { type PreviewJob, TABLE_CSV } from './preview-job.ts';
 import { PreviewProcesses, type PreviewProcessOptions } from './preview-processes.ts';
-import type { TableProfile } from './profile.ts';
 import type { RowIndex } from './row-index.ts';
-
-/** The answer of GET /v1/threads/{id}/profile/{path} (see `profile.ts`). */
-export interface Profile extends TableProfile {
-  path: string;
-  bytes: number;
-  /** Rows of the table in all (an estimate when `total_rows_estimated`). */
-  total_rows: number | null;
-  total_rows_estimated?: true;
-  sheets?: string[];
-  sheet?: string;
-  tables?: string[];
-  table?: string;
-}
 
 /** Row indexes kept (one per file version, most recently used first out last). */
 const MAX_INDEXES = 64;
+
+export interface PreviewServiceOptions extends PreviewProcessOptions {
+  /** Profiles kept, one per file version, sheet and table (least recently used out first). Default 64. */
+  cachedProfiles?: number;
+}
 
 /**
  * Previews of workspace files (docs/spec.md#front-ends, the inspector): picks the reader by the file's name,
@@ -44,8 +36,11 @@ export class PreviewService {
   private readonly indexes = new Map<string, RowIndex>();
   private readonly profiles = new Map<string, Profile>();
 
-  constructor(options: PreviewProcessOptions = {}) {
+  private readonly cachedProfiles: number;
+
+  constructor(options: PreviewServiceOptions = {}) {
     this.processes = new PreviewProcesses(options);
+    this.cachedProfiles = options.cachedProfiles ?? 64;
   }
 
   /** Processes started in all (for tests). */
@@ -131,7 +126,10 @@ export class PreviewService {
       const version = `${workspace.id}\u0000${file.path}\u0000${file.bytes}\u0000${file.modifiedAt.getTime()}`;
       const key = `${version}\u0000${query.sheet ?? ''}\u0000${query.table ?? ''}`;
       const kept = this.profiles.get(key);
-      if (kept) return kept;
+      if (kept) {
+        this.keepProfile(key, kept);
+        return kept;
+      }
       if (file.descriptor === undefined)
         throw new Error(`the workspace gave ${file.path} without a descriptor; profiles need local files`);
       const answer = await this.processes.run(
@@ -160,9 +158,7 @@ export class PreviewService {
         ...(page.tables ? { tables: page.tables, table: page.table } : {}),
         ...answer.profile,
       };
-      this.profiles.delete(key);
-      this.profiles.set(key, profile);
-      while (this.profiles.size > MAX_INDEXES) this.profiles.delete(this.profiles.keys().next().value!);
+      this.keepProfile(key, profile);
       return profile;
     } finally {
       await file.close();
@@ -219,6 +215,13 @@ export class PreviewService {
 
   async close(): Promise<void> {
     await this.processes.close();
+  }
+
+  /** Least recently used out first: a profile asked for again moves to the end. */
+  private keepProfile(key: string, profile: Profile): void {
+    this.profiles.delete(key);
+    this.profiles.set(key, profile);
+    while (this.profiles.size > this.cachedProfiles) this.profiles.delete(this.profiles.keys().next().value!);
   }
 
   private keepIndex(key: string, index: RowIndex): void {

@@ -1,34 +1,12 @@
+import type { ColumnProfile, TableProfile } from '../../contract/profile.ts';
 import type { PreviewCell, PreviewColumn } from './preview.ts';
 
 /**
- * A profile of a table (GET /v1/threads/{id}/profile/{path}): per column its type, how many
- * values are missing, how many are distinct, and min/max/mean with a 10-bin histogram for
- * numbers, or the most common values otherwise. Computed in a preview process from the
- * table's first rows (at most `MAX_PROFILE_ROWS`): `rows_profiled` says how many.
+ * A profile of a table (`contract/profile.ts`): per column its type, how many values are
+ * missing, how many are distinct, and min/max/mean with a 10-bin histogram for numbers, or the
+ * most common values otherwise. Computed in a preview process from the table's first rows (at
+ * most `MAX_PROFILE_ROWS`): `rows_profiled` says how many.
  */
-export interface ColumnProfile {
-  name: string;
-  type: PreviewColumn['type'];
-  /** Values present (not null, not empty). */
-  count: number;
-  missing: number;
-  /** Distinct present values; counting stops at 10,000 (`distinct_capped`). */
-  distinct: number;
-  distinct_capped?: true;
-  /** Numbers: smallest, largest, mean, and a histogram of 10 equal bins from min to max. */
-  min?: number | string;
-  max?: number | string;
-  mean?: number;
-  histogram?: Array<{ from: number; to: number; count: number }>;
-  /** Non-numeric columns: the 5 most common values, most common first. */
-  top?: Array<{ value: string | boolean; count: number }>;
-}
-
-export interface TableProfile {
-  columns: ColumnProfile[];
-  rows_profiled: number;
-}
-
 export const MAX_PROFILE_ROWS = 100_000;
 const MAX_DISTINCT = 10_000;
 const BINS = 10;

@@ -1,4 +1,4 @@
-import { fileProblem } from '../../contract/file-problems.ts';
+import { type FileProblem, fileProblemMessage } from '../../contract/file-problems.ts';
 import { RowReader, sniffDelimiter } from './delimited.ts';
 import { type FileSource, inferType, type PreviewColumn } from './preview.ts';
 import type { PreviewJob, PreviewPage } from './preview-job.ts';
@@ -33,10 +33,19 @@ export async function previewText(
   job: Pick<PreviewJob, 'offset' | 'limit' | 'index' | 'path'>,
 ): Promise<{ page: PreviewPage; index?: RowIndex }> {
   const name = job.path.split('/').pop() ?? job.path;
-  if (format !== 'text' && file.bytes === 0)
+  if (format !== 'text' && file.bytes === 0) {
+    const empty: FileProblem = { code: 'empty', name };
     return {
-      page: { kind: 'table', columns: [], rows: [], total_rows: 0, message: fileProblem.empty(name) },
+      page: {
+        kind: 'table',
+        columns: [],
+        rows: [],
+        total_rows: 0,
+        message: fileProblemMessage(empty),
+        problem: empty,
+      },
     };
+  }
   const head = format === 'text' ? undefined : await readHead(file, format);
   const delimiter = head?.delimiter;
   // CSV row 0 is the header: data row n is file row n + 1.
@@ -65,15 +74,21 @@ export async function previewText(
       total = { rows: Math.max(0, index.rows - headerRows), estimated: false };
     }
   }
-  const problem = !head
+  const problem: FileProblem | undefined = !head
     ? undefined
     : head.tooWide
-      ? fileProblem.tooManyFields(name, head.tooWide.line, head.tooWide.saw, head.headerWidth)
+      ? {
+          code: 'too-many-fields',
+          name,
+          line: head.tooWide.line,
+          saw: head.tooWide.saw,
+          expected: head.headerWidth,
+        }
       : total.rows === 0
-        ? fileProblem.headerOnly(name, head.headerWidth)
+        ? { code: 'header-only', name, columns: head.headerWidth }
         : undefined;
   const common = {
-    ...(problem ? { message: problem } : {}),
+    ...(problem ? { message: fileProblemMessage(problem), problem } : {}),
     total_rows: total.rows,
     ...(total.estimated ? { total_rows_estimated: true as const } : {}),
     ...(truncated ? { truncated: true as const } : {}),

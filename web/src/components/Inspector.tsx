@@ -3,11 +3,13 @@ import type { CellStep } from '../../../src/agent/view/steps.ts';
 import { api, blobUrl } from '../api/client.ts';
 import type { Preview } from '../api/types.ts';
 import { formatBytes, formatNumber, t } from '../i18n/i18n.ts';
+import { problemText } from '../lib/file-problems.ts';
 import { fileUrl } from '../lib/files.ts';
 import { useDebounced, useLazy } from '../lib/hooks.ts';
 import { useScrollCue } from '../lib/scroll-cue.ts';
 import { EMPTY_VIEW, type TableView, viewParams } from '../lib/table-view.ts';
 import { viewImage } from '../state/image-viewer.ts';
+import { ProfileView } from './ProfileView.tsx';
 import { RENDER_MAX_BYTES, RenderedDocument, renderable } from './RenderedDocument.tsx';
 import { TableTools } from './TableTools.tsx';
 
@@ -69,6 +71,8 @@ function FilePreview(props: { threadId: string; path: string; version: string })
   // Typing in a filter asks the server once the typing pauses, not at every key.
   const settled = useDebounced(view, 350);
   const [source, setSource] = useState(false);
+  // Data or profile: kept from file to file, so tables can be profiled one after another.
+  const [profiling, setProfiling] = useState(false);
   const tabs = useRef<HTMLDivElement>(null);
   useScrollCue(tabs, [preview]);
   const grid = useLazy(() => import('../lazy/grid.tsx'));
@@ -114,6 +118,10 @@ function FilePreview(props: { threadId: string; path: string; version: string })
     !source &&
     preview.bytes <= RENDER_MAX_BYTES &&
     (preview.kind === 'text' || preview.kind === 'json');
+  const profilable =
+    !rendered && (preview.kind === 'table' || preview.kind === 'json') && preview.columns.length > 0;
+  const profiled = profilable && profiling;
+  const problem = problemText(preview);
   return (
     <div class="preview">
       <div class="preview-head">
@@ -176,6 +184,30 @@ function FilePreview(props: { threadId: string; path: string; version: string })
           </button>
         </div>
       )}
+      {profilable && (
+        <div class="preview-tabs" role="tablist" aria-label={t('inspector.view')}>
+          <button
+            type="button"
+            role="tab"
+            id="view-data"
+            aria-selected={!profiling}
+            class={profiling ? '' : 'active'}
+            onClick={() => setProfiling(false)}
+          >
+            {t('inspector.data')}
+          </button>
+          <button
+            type="button"
+            role="tab"
+            id="view-profile"
+            aria-selected={profiling}
+            class={profiling ? 'active' : ''}
+            onClick={() => setProfiling(true)}
+          >
+            {t('inspector.profile')}
+          </button>
+        </div>
+      )}
       {rendered && (
         <RenderedDocument
           threadId={props.threadId}
@@ -184,7 +216,7 @@ function FilePreview(props: { threadId: string; path: string; version: string })
           kind={document}
         />
       )}
-      {preview.queryable && (
+      {preview.queryable && !profiled && (
         <TableTools
           view={view}
           onView={setView}
@@ -198,13 +230,23 @@ function FilePreview(props: { threadId: string; path: string; version: string })
         <PreviewImage threadId={props.threadId} path={props.path} version={props.version} />
       )}
       {preview.kind === 'pdf' && <PreviewPdf threadId={props.threadId} path={props.path} />}
-      {preview.message && (
+      {problem && (
         <p class="warn" id="preview-problem" role="status">
-          {preview.message}
+          {problem}
         </p>
       )}
-      {preview.kind === 'binary' && !preview.message && <p class="muted pad">{t('inspector.binary')}</p>}
+      {preview.kind === 'binary' && !problem && <p class="muted pad">{t('inspector.binary')}</p>}
+      {profiled && (
+        <ProfileView
+          threadId={props.threadId}
+          path={preview.path}
+          version={props.version}
+          sheet={preview.sheet}
+          table={preview.table}
+        />
+      )}
       {!rendered &&
+        !profiled &&
         (preview.kind === 'table' || preview.kind === 'json' || preview.kind === 'text') &&
         (grid ? (
           <grid.DataGrid
