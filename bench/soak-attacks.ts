@@ -151,6 +151,9 @@ export interface AttackSoakResult {
   rssAfterMiB: number;
   heapAndBuffersBeforeMiB: number;
   heapAndBuffersAfterMiB: number;
+  /** What V8 keeps committed for the main thread's heap (RSS counts it, used or not). */
+  heapTotalBeforeMiB: number;
+  heapTotalAfterMiB: number;
   descriptorsBefore: number;
   descriptorsAfter: number;
   exportsRefused: number;
@@ -293,6 +296,8 @@ export async function attackSoak(durationMs: number): Promise<AttackSoakResult> 
       rssAfterMiB: round(rssAfter / MiB),
       heapAndBuffersBeforeMiB: round((memoryBefore.heapUsed + memoryBefore.external) / MiB),
       heapAndBuffersAfterMiB: round((memoryAfter.heapUsed + memoryAfter.external) / MiB),
+      heapTotalBeforeMiB: round(memoryBefore.heapTotal / MiB),
+      heapTotalAfterMiB: round(memoryAfter.heapTotal / MiB),
       descriptorsBefore,
       descriptorsAfter,
     };
@@ -316,6 +321,8 @@ export async function runAttackSoakBench(): Promise<void> {
       run_ms: { p50: round(quantile(runMs, 0.5)), max: round(Math.max(...runMs)) },
       lost: 0,
       left_behind: 0,
+      // `npm start` preloads jemalloc (scripts/start.sh); RSS after the soak depends on it.
+      allocator: (await readFile('/proc/self/maps', 'utf8')).includes('libjemalloc') ? 'jemalloc' : 'glibc',
     })}\n`,
   );
 }

@@ -23,10 +23,11 @@ step "setup: checking the Docker engine (installing and starting it if needed)" 
 # Tools the tests and reports use from Debian: Chromium for PDF reports and browser tests,
 # CJK fonts so Chinese renders in them, nbformat to validate notebooks with the official schema,
 # ipykernel, jupyter_client and nbconvert for the Jupyter kernel (`analyst jupyter install`),
-# docker-compose (Compose v1) for the tests of compose.yaml and compose-python.yaml.
+# docker-compose (Compose v1) for the tests of compose.yaml and compose-python.yaml;
+# libjemalloc2, the allocator `npm start` serves with (scripts/start.sh says why).
 # With --tests: Debian's postgresql, whose initdb and pg_ctl scripts/test-postgres.sh uses, and
 # mariadb-server, whose mariadb-install-db and mariadbd scripts/test-mariadb.sh uses.
-packages=(chromium fonts-noto-cjk python3-nbformat python3-ipykernel python3-jupyter-client jupyter-nbconvert docker-compose)
+packages=(chromium fonts-noto-cjk python3-nbformat python3-ipykernel python3-jupyter-client jupyter-nbconvert docker-compose libjemalloc2)
 if $for_tests; then packages+=(postgresql mariadb-server); fi
 missing=()
 for package in "${packages[@]}"; do
