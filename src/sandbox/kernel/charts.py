@@ -39,8 +39,15 @@ def save_plotly(figure):
 
 
 def save_altair(chart):
+    import warnings
+
     try:
-        write_chart("chart", VEGA_SUFFIX, chart.to_json())
+        # Altair 4.2 on pandas 1.5 warns about pandas' own API while it converts the data: noise
+        # in the cell's output that the cell did not cause.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            text = chart.to_json()
+        write_chart("chart", VEGA_SUFFIX, text)
     except Exception as error:
         sys.stderr.write("[analyst] could not save an altair chart: %s: %s\n" % (type(error).__name__, error))
 

@@ -15,8 +15,11 @@ export async function drawVega(element: HTMLElement, spec: unknown, name: string
     Promise.reject(new Error('charts in Analyst load no URLs: put the data in the chart itself'));
   const result = await embed(element, interactiveVegaLite(spec) as never, {
     mode: 'vega-lite',
+    renderer: 'svg',
     ast: true,
     defaultStyle: false,
+    // Without vega-embed's default style it would show the actions as plain links, not a menu.
+    forceActionsMenu: true,
     loader: inlineOnly,
     downloadFileName: name,
     actions: { export: true, source: false, compiled: false, editor: false },
