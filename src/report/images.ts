@@ -1,12 +1,20 @@
+import { chartSpecKind } from '../contract/chart-spec.ts';
 import type { Artifact } from '../sandbox/sandbox.ts';
 import { ArtifactTooLargeError } from './errors/artifact-too-large-error.ts';
 import type { ReadArtifact } from './record.ts';
 
+/** The words a report shows for an interactive chart (docs/spec.md#charts) it has no image of. */
+export const INTERACTIVE_CHART_NOTE = 'interactive chart: open it in the studio';
+
 /** Raster image types that reports embed and notebooks show. */
 export type RasterMime = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
 
-/** How an artifact is shown as a picture, judged from its recorded type or its name. */
-export function imageKindOf(artifact: Artifact): 'raster' | 'svg' | undefined {
+/**
+ * How an artifact is shown as a picture, judged from its recorded type or its name: a chart
+ * spec (docs/spec.md#charts) is a picture once drawn (reports get it as a PNG, see report-service.ts).
+ */
+export function imageKindOf(artifact: Artifact): 'raster' | 'svg' | 'chart' | undefined {
+  if (chartSpecKind(artifact.path)) return 'chart';
   const mime = artifact.mime.toLowerCase().split(';')[0]!.trim();
   const extension = /\.([a-z0-9]+)$/i.exec(artifact.path)?.[1]?.toLowerCase();
   if (mime === 'image/svg+xml' || extension === 'svg') return 'svg';

@@ -2,7 +2,7 @@ import type { Artifact } from '../sandbox/sandbox.ts';
 import { appendixMarkdown, endingSentence } from './appendix.ts';
 import { markUngrounded } from './grounding-marks.ts';
 import { ImageBudget } from './image-budget.ts';
-import { artifactExists, baseName, imageKindOf } from './images.ts';
+import { artifactExists, baseName, INTERACTIVE_CHART_NOTE, imageKindOf } from './images.ts';
 import {
   blockquote,
   briefly,
@@ -16,8 +16,15 @@ import type { ReadArtifact, ThreadHistory } from './record.ts';
 import { RERUN_TITLE, rerunSentence } from './rerun.ts';
 import { mainRunIndex, readThread, type ThreadView, threadArtifacts } from './thread-view.ts';
 
-/** How a chart appears in a report: an image, a link to the file, or a note that it is gone. */
-export type ChartEmbed = { kind: 'image'; url: string } | { kind: 'link'; url: string } | { kind: 'missing' };
+/**
+ * How a chart appears in a report: an image, a link to the file, an interactive chart's file
+ * (its spec, when no image of it could be drawn), or a note that it is gone.
+ */
+export type ChartEmbed =
+  | { kind: 'image'; url: string }
+  | { kind: 'link'; url: string }
+  | { kind: 'interactive'; url: string }
+  | { kind: 'missing' };
 
 /** Decides how each chart artifact is shown (relative paths in Markdown, data URIs in HTML). */
 export type ChartResolver = (artifact: Artifact) => Promise<ChartEmbed>;
@@ -40,11 +47,11 @@ export async function renderMarkdownReport(
   const view = readThread(record);
   if (options.embedImages)
     return buildReportMarkdown(view, embeddingResolver(readArtifact, options.imageBytes));
-  return buildReportMarkdown(view, async (artifact) =>
-    (await artifactExists(readArtifact, artifact.path))
-      ? { kind: 'image', url: linkDestination(artifact.path) }
-      : { kind: 'missing' },
-  );
+  return buildReportMarkdown(view, async (artifact) => {
+    if (!(await artifactExists(readArtifact, artifact.path))) return { kind: 'missing' };
+    const url = linkDestination(artifact.path);
+    return imageKindOf(artifact) === 'chart' ? { kind: 'interactive', url } : { kind: 'image', url };
+  });
 }
 
 /**
@@ -54,10 +61,14 @@ export async function renderMarkdownReport(
 export function embeddingResolver(readArtifact: ReadArtifact, imageBytes?: number): ChartResolver {
   const budget = new ImageBudget(imageBytes);
   return async (artifact) => {
-    const link = { kind: 'link' as const, url: linkDestination(artifact.path) };
-    if (imageKindOf(artifact) !== 'raster') {
+    const kind = imageKindOf(artifact);
+    const url = linkDestination(artifact.path);
+    const link = { kind: kind === 'chart' ? ('interactive' as const) : ('link' as const), url };
+    if (kind === 'svg' || kind === undefined) {
       return (await artifactExists(readArtifact, artifact.path)) ? link : { kind: 'missing' };
     }
+    // A chart's path reads as its drawn PNG where the report's caller could draw one, else as
+    // its spec (not an image): then the report names its file.
     const image = await budget.take(readArtifact, artifact.path);
     if (image.kind === 'missing') return image;
     if (image.kind === 'link') return link;
@@ -116,6 +127,7 @@ async function answerMarkdown(
         const name = escapeInline(alt || baseName(artifact.path));
         if (embed.kind === 'image') return `![${name}](${embed.url})`;
         if (embed.kind === 'link') return `[${name}](${embed.url})`;
+        if (embed.kind === 'interactive') return `[${name}](${embed.url}) (*${INTERACTIVE_CHART_NOTE}*)`;
         return `*${escapeInline(baseName(artifact.path))} is no longer in the workspace.*`;
       },
     );
@@ -153,6 +165,8 @@ async function chartsMarkdown(
     const embed = await resolveChart(chart);
     if (embed.kind === 'image') parts.push(`![${name}](${embed.url})`);
     else if (embed.kind === 'link') parts.push(`[${name}](${embed.url}) (open the file beside this report)`);
+    else if (embed.kind === 'interactive')
+      parts.push(`[${name}](${embed.url}) (*${INTERACTIVE_CHART_NOTE}*)`);
     else parts.push(`*${name} is no longer in the workspace.*`);
   }
   return parts.join('\n\n');

@@ -2,7 +2,7 @@ import type { Artifact } from '../sandbox/sandbox.ts';
 import { cellMarkdown, endingSentence, onConnection } from './appendix.ts';
 import { markUngrounded } from './grounding-marks.ts';
 import { ImageBudget, type ImageDecision } from './image-budget.ts';
-import { baseName, imageKindOf } from './images.ts';
+import { baseName, INTERACTIVE_CHART_NOTE, imageKindOf } from './images.ts';
 import { blockquote, closeOpenFence, codeSpan, escapeInline, linkDestination } from './markdown-text.ts';
 import type {
   CodeCell,
@@ -197,7 +197,7 @@ async function outputsOf(cell: CellStep, read: ImageReader): Promise<NotebookOut
 
 async function imageOutput(
   path: string,
-  kind: 'raster' | 'svg' | undefined,
+  kind: 'raster' | 'svg' | 'chart' | undefined,
   read: ImageReader,
 ): Promise<NotebookOutput | undefined> {
   if (!kind) return undefined;
@@ -212,6 +212,8 @@ async function imageOutput(
   const image = await read(path);
   if (image.kind === 'missing') return note(`${path} is no longer in the workspace`);
   if (image.kind === 'link') {
+    // A chart the report's caller could not draw: its spec stays a file.
+    if (kind === 'chart') return note(`${path} (${INTERACTIVE_CHART_NOTE})`);
     return note(
       image.why === 'too-large'
         ? `${path} (too large to embed here: open the file)`

@@ -1,9 +1,12 @@
 import { artifactsOf } from '../agent/events.ts';
+import { chartSpecKind } from '../contract/chart-spec.ts';
 import type { FileLink } from '../contract/file-link.ts';
 import { abortError } from '../errors/abort.ts';
 import type { Store, ThreadRecord } from '../store/store.ts';
 import { FairPool } from '../workers/fair-pool.ts';
-import type { Workspace } from '../workspace/workspace.ts';
+import type { Workspace, WorkspaceFile } from '../workspace/workspace.ts';
+import { CHART_SPEC_MAX_BYTES } from './chart-image.ts';
+import { ChartImages, type ChartImagesOptions } from './chart-images.ts';
 import { DEFAULT_REPORT_IMAGE_BYTES } from './image-budget.ts';
 import { imageKindOf } from './images.ts';
 import { type RenderedDocuments, renderPdf, type ThreadHistory } from './index.ts';
@@ -31,6 +34,11 @@ export interface ReportServiceOptions {
   renderSlots?: number;
   /** How PDFs are printed (Chromium path, time). */
   pdf?: Omit<PdfOptions, 'abortSignal'>;
+  /**
+   * How interactive charts (docs/spec.md#charts) are drawn as images for reports (Chromium path,
+   * time); the Chromium of `pdf` by default. `false`: never drawn, reports name their files.
+   */
+  charts?: ChartImagesOptions | false;
 }
 
 /**
@@ -44,11 +52,17 @@ export class ReportService {
   /** Every document is made inside a slot of this pool: images read, rendered, printed. */
   readonly pool: FairPool;
 
+  private readonly charts: ChartImages | undefined;
+
   constructor(
     private readonly store: Store,
     private readonly options: ReportServiceOptions = {},
   ) {
     this.pool = new FairPool(options.renderSlots ?? 2);
+    this.charts =
+      options.charts === false
+        ? undefined
+        : new ChartImages({ chromiumPath: options.pdf?.chromiumPath, ...options.charts });
   }
 
   private get imageBytes(): number {
@@ -202,6 +216,12 @@ export class ReportService {
       if (!kind || artifact.path in files) continue;
       const file = await workspace.open(artifact.path).catch(() => undefined);
       if (!file) continue;
+      if (kind === 'chart') {
+        const png = await this.chartImage(artifact.path, file, left, signal);
+        files[artifact.path] = png ?? file.bytes;
+        if (png) left -= png.length;
+        continue;
+      }
       if (kind === 'svg' || file.bytes > Math.min(PER_IMAGE_BYTES, left)) {
         files[artifact.path] = file.bytes;
         await file.close();
@@ -213,6 +233,28 @@ export class ReportService {
       left -= bytes.length;
     }
     return files;
+  }
+
+  /**
+   * A chart spec drawn as a PNG (in this report's slot, so drawing Chromiums are bounded like
+   * printing ones), or `undefined`: drawing off or failed, or no budget left. Closes `file`.
+   */
+  private async chartImage(
+    path: string,
+    file: WorkspaceFile,
+    left: number,
+    signal: AbortSignal | undefined,
+  ): Promise<Buffer | undefined> {
+    const kind = chartSpecKind(path);
+    try {
+      if (!this.charts || !kind || file.bytes > CHART_SPEC_MAX_BYTES || left <= 0) return undefined;
+      const spec = await file.read(file.bytes).catch(() => undefined);
+      if (!spec) return undefined;
+      const png = await this.charts.draw(kind, spec.toString('utf8'), signal);
+      return png instanceof Buffer && png.length <= Math.min(PER_IMAGE_BYTES, left) ? png : undefined;
+    } finally {
+      await file.close();
+    }
   }
 }
 

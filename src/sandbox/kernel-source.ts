@@ -9,6 +9,7 @@ const KERNEL_FILES = [
   'protocol.py',
   'hygiene.py',
   'artifacts.py',
+  'charts.py',
   'cell.py',
   'zygote.py',
   'storage.py',

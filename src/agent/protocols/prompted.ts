@@ -39,6 +39,7 @@ Rules:
 - Print what you need to see; keep printed output short (it is cut at 40,000 bytes).
 - pandas, numpy, scipy, matplotlib, seaborn, scikit-learn and statsmodels are installed; there is no network and nothing can be installed.
 - Save charts with plt.savefig("name.png"); Chinese labels render.
+- For an interactive chart (hover, zoom), plotly and altair are installed too: fig.show(), or an altair chart as the cell's last expression, saves it as a file the user opens; matplotlib stays the default.
 - A cell may run for at most 30 seconds.
 - Answer in the language of the question.`;
 }

@@ -33,6 +33,9 @@ export const DEBIAN_PACKAGES = [
   'python3-openpyxl',
   'python3-xlrd',
   'python3-tabulate',
+  // Interactive charts (docs/spec.md#charts); matplotlib stays the default.
+  'python3-plotly',
+  'python3-altair',
   // Small libraries that benchmark tasks (DS-1000) and DeepAnalyze-style trajectories import.
   'python3-networkx',
   'python3-yaml',
@@ -74,6 +77,8 @@ export const PIP_PACKAGES = [
   'openpyxl',
   'xlrd',
   'tabulate',
+  'plotly',
+  'altair',
   'networkx',
   'pyyaml',
   'xgboost',

@@ -255,7 +255,17 @@ def run_code(code, namespace):
     record = None
     signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        exec(compile(code, filename, "exec"), namespace)
+        if may_show_charts(code):
+            # The last expression is evaluated apart, so a chart it gives is shown (charts.py).
+            import ast
+
+            tree = ast.parse(code, filename)
+            last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+            exec(compile(tree, filename, "exec"), namespace)
+            if last is not None:
+                show_if_chart(eval(compile(ast.Expression(last.value), filename, "eval"), namespace))
+        else:
+            exec(compile(code, filename, "exec"), namespace)
     except SystemExit as exit_:
         value = exit_.code
         if value is None:

@@ -86,6 +86,7 @@ def preload():
 def zygote_main(channel):
     """Fork workers on request; report their pids and exit statuses to the kernel."""
     prctl(PR_SET_DUMPABLE, 0)
+    install_chart_hooks()  # before preload: an evaluation may preload plotly or altair
     loaded = preload()
     import linecache  # noqa: F401  (every cell uses these; import once, before forking)
     import traceback  # noqa: F401

@@ -7,6 +7,11 @@ import { contentType } from '../../workspace/content-type.ts';
 /** The built web UI (`web/dist`, made by scripts/setup.sh). */
 export const WEB_DIST = fileURLToPath(new URL('../../../web/dist/', import.meta.url));
 
+const PLOTLY_STYLE_HASHES = [
+  '47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=', // the empty text
+  'ji27qzEtxXZW+7dun6UwjHXJ18e6WAin1VvNtkzIE/o=', // plotly.js-strict-dist-min 4.1.1's maplibre CSS
+];
+
 /**
  * The page's security policy: scripts, styles and workers only from this origin (no inline
  * script, no eval), images from here or from blobs the app made, nothing framed or framing,
@@ -15,7 +20,9 @@ export const WEB_DIST = fileURLToPath(new URL('../../../web/dist/', import.meta.
 export const WEB_CSP = [
   "default-src 'none'",
   "script-src 'self'",
-  "style-src 'self'",
+  // plotly.js (a lazy chunk, docs/spec.md#charts) adds its rules to an empty <style> through the
+  // CSSOM, and injects the CSS of its map traces as one fixed text: the hashes allow exactly those.
+  `style-src 'self' ${PLOTLY_STYLE_HASHES.map((hash) => `'sha256-${hash}'`).join(' ')}`,
   "img-src 'self' blob: data:",
   "font-src 'self' data:",
   "connect-src 'self'",

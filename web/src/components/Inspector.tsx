@@ -9,6 +9,7 @@ import { useDebounced, useLazy } from '../lib/hooks.ts';
 import { useScrollCue } from '../lib/scroll-cue.ts';
 import { EMPTY_VIEW, type TableView, viewParams } from '../lib/table-view.ts';
 import { viewImage } from '../state/image-viewer.ts';
+import { ChartArtifact } from './ChartArtifact.tsx';
 import { ProfileView } from './ProfileView.tsx';
 import { RENDER_MAX_BYTES, RenderedDocument, renderable } from './RenderedDocument.tsx';
 import { TableTools } from './TableTools.tsx';
@@ -208,7 +209,15 @@ function FilePreview(props: { threadId: string; path: string; version: string })
           </button>
         </div>
       )}
-      {rendered && (
+      {rendered && document === 'chart' && (
+        <ChartArtifact
+          threadId={props.threadId}
+          path={props.path}
+          bytes={preview.bytes}
+          version={props.version}
+        />
+      )}
+      {rendered && document !== 'chart' && (
         <RenderedDocument
           threadId={props.threadId}
           path={props.path}

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { chartSpecKind } from '../../../src/contract/chart-spec.ts';
 import { api, blobUrl } from '../api/client.ts';
 import { t } from '../i18n/i18n.ts';
 import { sanitizeDocument } from '../lib/document-html.ts';
@@ -7,9 +8,10 @@ import { type NotebookCell, parseNotebook } from '../lib/notebook.ts';
 import { Markdown } from './Markdown.tsx';
 
 /** Files the inspector can show rendered as well as as source. */
-export function renderable(path: string): 'html' | 'notebook' | undefined {
+export function renderable(path: string): 'html' | 'notebook' | 'chart' | undefined {
   if (/\.html?$/i.test(path)) return 'html';
   if (/\.ipynb$/i.test(path)) return 'notebook';
+  if (chartSpecKind(path)) return 'chart';
   return undefined;
 }
 

@@ -2,12 +2,14 @@ import { Component } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { GroundedNumber } from '../../../src/agent/grounding/types.ts';
 import type { CellStep, Step } from '../../../src/agent/view/steps.ts';
+import { chartSpecKind } from '../../../src/contract/chart-spec.ts';
 import { blobUrl } from '../api/client.ts';
 import { formatBytes, formatNumber, t } from '../i18n/i18n.ts';
 import { fileUrl } from '../lib/files.ts';
 import { type SourcePlace, ungroundedCount } from '../lib/grounding-marks.ts';
 import { useLazy } from '../lib/hooks.ts';
 import { viewImage } from '../state/image-viewer.ts';
+import { ChartArtifact } from './ChartArtifact.tsx';
 import { Markdown } from './Markdown.tsx';
 
 export interface StepProps {
@@ -156,7 +158,15 @@ function CellCard(props: StepProps & { step: CellStep }) {
       {step.artifacts.length > 0 && (
         <div class="artifacts">
           {step.artifacts.map((a) =>
-            a.mime.startsWith('image/') ? (
+            chartSpecKind(a.path) ? (
+              <ChartArtifact
+                key={a.path}
+                threadId={props.threadId}
+                path={a.path}
+                bytes={a.bytes}
+                version={String(a.bytes)}
+              />
+            ) : a.mime.startsWith('image/') ? (
               <ArtifactImage key={a.path} threadId={props.threadId} path={a.path} bytes={a.bytes} />
             ) : (
               <button type="button" class="chip" key={a.path} onClick={() => props.onOpenFile(a.path)}>
