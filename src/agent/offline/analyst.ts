@@ -100,9 +100,11 @@ export async function* offlineAnalysis(context: RunContext): AsyncGenerator<Agen
         '计算没有输出可用于回答的结果。',
       );
   }
+  const followUps = offlineFollowUps(data, language, asked.text);
   const outcome = yield* answer({
     language,
     plan,
+    ...(plan.kind === 'profile' && plan.reason === 'not-understood' ? { canAnswer: followUps } : {}),
     ...(finding ? { finding } : {}),
     ...(failure ? { failure } : {}),
     notes: data.notes,
@@ -111,7 +113,7 @@ export async function* offlineAnalysis(context: RunContext): AsyncGenerator<Agen
     charts: runner.charts.map((path) => ({ path, url: context.fileUrl(path) })),
     ...label(asked),
   });
-  return { ...outcome, followUps: offlineFollowUps(data, language, asked.text) };
+  return { ...outcome, followUps };
 
   async function* answer(
     parts: Parameters<typeof composeAnswer>[0],

@@ -74,10 +74,12 @@ export function askedEntity(
     const what = cue.text.toLowerCase() === 'what';
     // The noun phrase after "which": up to its verb ("which beam type has …", "which 3 member states have …").
     const rest = reading.text.slice(cue.end);
-    const verb =
-      /\b(?:has|have|had|is|are|was|were|did|does|do|won|got|scored|achieved|received|made|with|in|of|from|among)\b|[,?]/i.exec(
-        rest,
-      );
+    // In Chinese the noun phrase after 哪个 ends at 的 or the verb ("哪个region的salesAmount最高").
+    const verb = chinese
+      ? /[的是有在为，,？?。]|最/u.exec(rest)
+      : /\b(?:has|have|had|is|are|was|were|did|does|do|won|got|scored|achieved|received|made|with|in|of|from|among)\b|[,?]/i.exec(
+          rest,
+        );
     const phraseEnd = cue.end + (verb ? verb.index : rest.length);
     const inPhrase = reading.columns.filter(
       (m) => m.start >= cue.end && m.start < phraseEnd && m.start - cue.end <= (what ? 6 : 30),
