@@ -243,19 +243,26 @@ def error_record(error, tb):
     return body
 
 
-def run_code(code, namespace):
-    """Execute one cell; returns (exit status, error record or None). Errors print as a script's would."""
+def run_code(code, namespace, prelude=None, epilogue=None):
+    """Execute one cell; returns (exit status, error record or None). Errors print as a script's would.
+
+    `prelude` and `epilogue` are Analyst's own code around the cell's (helpers it calls, values it
+    hands back): same namespace, their own file names, so the cell's line numbers stay its own.
+    """
     import linecache
     import traceback
 
-    filename = "<cell>"
-    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+    parts = [("<analyst-prelude>", prelude), ("<cell>", code), ("<analyst-epilogue>", epilogue)]
+    parts = [(filename, source) for filename, source in parts if filename == "<cell>" or source]
+    for filename, source in parts:
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     mark_savefig()
     status = 0
     record = None
     signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        exec(compile(code, filename, "exec"), namespace)
+        for filename, source in parts:
+            exec(compile(source, filename, "exec"), namespace)
     except SystemExit as exit_:
         value = exit_.code
         if value is None:
@@ -339,7 +346,7 @@ def serve_cell(code_fd, done_fd, namespace, rehearsal=False):
     prepare_cell(request)
     if namespace is None:
         namespace = fresh_namespace(request)
-    status, record = run_code(request["code"], namespace)
+    status, record = run_code(request["code"], namespace, request.get("prelude"), request.get("epilogue"))
     report_done(done_fd, status, record)
     return status, namespace
 
