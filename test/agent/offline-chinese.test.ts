@@ -4,6 +4,7 @@ import type { Plan } from '../../src/agent/offline/plan.ts';
 import { choosePlan } from '../../src/agent/offline/understand/choose-plan.ts';
 import { readQuestion } from '../../src/agent/offline/understand/reading.ts';
 import type { DockerSandboxManager } from '../../src/sandbox/docker/manager.ts';
+import { ofType } from '../helpers/agent.ts';
 import { tempWorkspace, testSandbox } from '../helpers/sandbox.ts';
 import { lookOf, tableOf } from './offline-fixtures.ts';
 import { askOffline, assertGrounded } from './offline-run.ts';
@@ -213,4 +214,65 @@ describe('offline analyst: a Chinese question gets the numbers of its English tw
       assert.deepEqual(tableRows(zh.answer), tableRows(en.answer));
       assert.deepEqual(zh.cells.slice(1), en.cells.slice(1), 'the same cells computed it');
     });
+});
+
+describe('offline analyst: a question it cannot map (real sandbox)', () => {
+  let sandbox: DockerSandboxManager;
+  let workspace: Awaited<ReturnType<typeof tempWorkspace>>;
+  const session = `offline-unmapped-${process.pid}`;
+  before(async () => {
+    sandbox = await testSandbox();
+    workspace = await tempWorkspace();
+    // No time column: next year's sales cannot be predicted from it by any rule.
+    const csv = ['产品,地区,销量', 'A,华北,10', 'B,华南,8', 'C,华北,12', 'D,华东,6', 'E,华南,9'].join('\n');
+    await workspace.ws.write('products.csv', Buffer.from(`${csv}\n`));
+  });
+  after(async () => {
+    await sandbox.close();
+    await workspace.cleanup();
+  });
+
+  /** The answer up to the profile that follows it, and whether that profile is labelled. */
+  function beforeProfile(answer: string, heading: string): string {
+    const at = answer.indexOf(heading);
+    assert.ok(at > 0, `the profile is labelled "${heading}":\n${answer}`);
+    return answer.slice(0, at);
+  }
+
+  test('in Chinese: what it recognised, that it cannot, what it can; then a labelled profile', async () => {
+    const result = await askOffline(sandbox, workspace.ws, '预测明年的销量', session);
+    assert.match(result.summary, /^我没能把你的问题对应到不需要语言模型就能完成的计算。我认出了列 “销量”/);
+    assert.match(result.summary, /按固定规则无法据此回答/);
+    const head = beforeProfile(result.answer, '**数据概况**（不是对你问题的回答）：');
+    assert.match(head, /在这份数据上，我能回答这样的问题：\n- 各 \S+ 的 销量 平均值是多少？/);
+    assert.doesNotMatch(head, /!\[|\d/, 'no chart and no number before the profile');
+    assert.ok(
+      ofType(result.events, 'code-end').every((e) => !/outlier|boxplot/i.test(e.code)),
+      'no other analysis stands in for the answer',
+    );
+  });
+
+  test('in English: the visualisation-report preset is not answered with one chart', async () => {
+    const prompt =
+      'Make a short visual report: the charts that best show the main trends, comparisons and anomalies, each saved as a PNG and explained in one or two sentences.';
+    const result = await askOffline(sandbox, workspace.ws, prompt, session);
+    assert.match(
+      result.summary,
+      /^I could not match your question to a calculation I can do without a language model\. I recognised the words “best”, “trends”, “anomalies”/,
+    );
+    const head = beforeProfile(result.answer, '**Profile of the data** (not an answer to your question):');
+    assert.match(head, /On this data I can answer questions such as:\n- What is the average 销量 by \S+\?/);
+    assert.doesNotMatch(head, /!\[|\d/, 'no chart and no number before the profile');
+    assert.ok(ofType(result.events, 'code-end').every((e) => !/outlier|boxplot/i.test(e.code)));
+  });
+
+  test('"Make a visualisation report of everything": it recognised nothing, and says so', async () => {
+    const result = await askOffline(
+      sandbox,
+      workspace.ws,
+      'Make a visualisation report of everything',
+      session,
+    );
+    assert.match(result.summary, /I recognised no column of the data and no calculation in it/);
+  });
 });
