@@ -127,6 +127,7 @@ describe('offline analyst: a Chinese question gets the plan of its English twin'
         { kind: 'count', filters: [{ kind: 'compare', column: '销售额', op: '>', value: 80 }] },
       ],
       ['哪个地区的销售额总和最高？', { kind: 'rank', entity: '地区', n: 1, order: 'desc' }],
+      ['哪个销售额最高的地区？', { kind: 'rank', entity: '地区', n: 1, order: 'desc' }],
       ['哪2个地区的销售额总和最高？', { kind: 'rank', entity: '地区', n: 2, order: 'desc' }],
       ['各地区的销售额平均值是多少？', { kind: 'compare-groups', group: '地区', aggregate: 'mean' }],
       ['每个地区有多少行？', { kind: 'compare-groups', group: '地区', aggregate: 'count' }],
