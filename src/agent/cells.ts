@@ -34,7 +34,7 @@ export async function* cellEvents(
 export function sessionCell(
   context: RunContext,
   code: string,
-  options: { timeoutMs?: number; maxOutputBytes?: number } = {},
+  options: { timeoutMs?: number; maxOutputBytes?: number; prelude?: string; epilogue?: string } = {},
 ): Execute {
   return async (onOutput) => {
     try {

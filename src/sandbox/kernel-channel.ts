@@ -52,6 +52,10 @@ export type KernelEnd = z.infer<typeof KernelEndSchema>;
 export interface KernelRunRequest {
   id: string;
   code: string;
+  /** Run before `code` in its namespace, compiled as `<analyst-prelude>` (see CellRequest). */
+  prelude?: string;
+  /** Run after `code` in its namespace, compiled as `<analyst-epilogue>`. */
+  epilogue?: string;
   timeout_ms: number;
   max_output_bytes: number;
   max_file_bytes: number;

@@ -30,6 +30,14 @@ export type CellError = z.infer<typeof CellErrorSchema>;
 /** One cell to run. */
 export interface CellRequest {
   code: string;
+  /**
+   * Code of Analyst's own that runs unseen in the cell's namespace before `code` (helpers the
+   * offline analyst's cells call). It is not part of the cell's code: a traceback names it
+   * `<analyst-prelude>`, and an error in it ends the cell like an error in `code`.
+   */
+  prelude?: string;
+  /** Code of Analyst's own that runs unseen after `code` succeeded, in its namespace (`<analyst-epilogue>`). */
+  epilogue?: string;
   /** Per-cell limit, 1000–30000 ms. Default 30000. */
   timeoutMs?: number;
   /** Aborting kills the running cell within a second; the result has status `cancelled`. */

@@ -34,6 +34,8 @@ export async function askOffline(
   assert.ok(end.answer, 'an answer');
   for (const e of ofType(events, 'execution-end'))
     assert.doesNotMatch(e.result.output, /@@analyst-/, 'the marked result line is not shown');
+  for (const e of ofType(events, 'code-end'))
+    assert.doesNotMatch(e.code, /@@analyst-|\bshare(?:_json)?\(/, 'the code shown is the analysis only');
   return {
     answer: end.answer,
     summary: end.answer.split('\n\n')[0]!,

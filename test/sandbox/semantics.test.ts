@@ -152,6 +152,30 @@ describe('cell semantics', () => {
     }
   });
 
+  test("a prelude and an epilogue run unseen around the cell, in its namespace, with the cell's own line numbers", async () => {
+    const ref = session();
+    try {
+      const result = await sandbox.runCell(ref, {
+        prelude: 'def hand(**values):\n    print("HANDED", sorted(values.items()))',
+        code: 'total = 40 + 2\nprint("total", total)',
+        epilogue: 'hand(total=total)',
+      });
+      assert.equal(result.status, 'ok');
+      assert.equal(result.output, "total 42\nHANDED [('total', 42)]\n");
+      const failed = await sandbox.runCell(ref, {
+        prelude: 'def hand(**values):\n    print("HANDED")',
+        code: 'x = 1\n\nprint(1 / 0)',
+        epilogue: 'hand(x=x)',
+      });
+      assert.equal(failed.status, 'error');
+      assert.equal(failed.error?.line, 3, 'the line of the cell, not counting the prelude');
+      assert.match(failed.output, /File "<cell>", line 3/);
+      assert.doesNotMatch(failed.output, /HANDED/, 'the epilogue runs only after the cell succeeded');
+    } finally {
+      await sandbox.closeSession(ref.id);
+    }
+  });
+
   test('stdout and stderr are interleaved in the order written', async () => {
     const ref = session();
     try {

@@ -8,7 +8,7 @@ import type { AgentEvent } from '../events.ts';
 import type { ProtocolOutcome } from '../protocol.ts';
 import { composeAnswer } from './answer/compose.ts';
 import { largeFileCells } from './cells/large.ts';
-import { lookCode } from './cells/look.ts';
+import { lookCell, sharePrelude } from './cells/look.ts';
 import { type Finding, type Language, type PlannedCell, type Shared, say } from './cells/recipe.ts';
 import { recipeFor } from './cells/recipes.ts';
 import { bringConnectionTable } from './connection-table.ts';
@@ -34,17 +34,19 @@ const SharedSchema = z.record(z.unknown());
 export async function* offlineAnalysis(context: RunContext): AsyncGenerator<AgentEvent, ProtocolOutcome> {
   const asked = askedQuestion(context.question);
   const language: Language = hasChinese(asked.text) ? 'zh' : 'en';
+  // Random, so data a cell prints cannot forge the line the answer is read from.
   const marker = `@@analyst-${randomHex(8)}@@`;
   const runner = new CellRunner(context, marker);
   yield* bringConnectionTable(context, asked.text);
 
   const look = yield* runner.run(
-    say(
-      language,
-      'No language model is configured, so the built-in offline analyst answers. First, load the data and look at it: its tables, columns and a few rows.',
-      '当前没有配置语言模型，由内置的离线分析器来回答。先加载数据看一看：有哪些表、哪些列，以及前几行。',
+    lookCell(
+      say(
+        language,
+        'No language model is configured, so the built-in offline analyst answers. First, load the data and look at it: its tables, columns and a few rows.',
+        '当前没有配置语言模型，由内置的离线分析器来回答。先加载数据看一看：有哪些表、哪些列，以及前几行。',
+      ),
     ),
-    lookCode(marker),
   );
   const parsedLook = look.shared ? LookSchema.safeParse(look.shared) : undefined;
   if (!parsedLook?.success) {
@@ -77,12 +79,12 @@ export async function* offlineAnalysis(context: RunContext): AsyncGenerator<Agen
   const recipe = recipeFor(plan);
   const table = plan.kind === 'profile' ? data.tables[0] : plan.table;
   const cells: PlannedCell[] = table
-    ? (largeFileCells(plan, { table, marker }, language) ?? recipe.cells(plan, { table, marker }, language))
+    ? (largeFileCells(plan, { table }, language) ?? recipe.cells(plan, { table }, language))
     : [];
   const shared: Shared = [];
   let failure: string | undefined;
   for (const cell of cells) {
-    const result = yield* runner.run(cell.analyze, cell.code);
+    const result = yield* runner.run(cell);
     shared.push(result.shared);
     // A check or a chart that fails leaves the computed answer standing; a failed computation does not.
     if (result.failure && cell.purpose === 'compute') {
@@ -100,9 +102,11 @@ export async function* offlineAnalysis(context: RunContext): AsyncGenerator<Agen
         '计算没有输出可用于回答的结果。',
       );
   }
+  const followUps = offlineFollowUps(data, language, asked.text);
   const outcome = yield* answer({
     language,
     plan,
+    ...(plan.kind === 'profile' && plan.reason === 'not-understood' ? { canAnswer: followUps } : {}),
     ...(finding ? { finding } : {}),
     ...(failure ? { failure } : {}),
     notes: data.notes,
@@ -111,7 +115,7 @@ export async function* offlineAnalysis(context: RunContext): AsyncGenerator<Agen
     charts: runner.charts.map((path) => ({ path, url: context.fileUrl(path) })),
     ...label(asked),
   });
-  return { ...outcome, followUps: offlineFollowUps(data, language, asked.text) };
+  return { ...outcome, followUps };
 
   async function* answer(
     parts: Parameters<typeof composeAnswer>[0],
@@ -142,7 +146,11 @@ function label(asked: { answerLabel?: string }): { answerLabel?: string } {
   return asked.answerLabel ? { answerLabel: asked.answerLabel } : {};
 }
 
-/** Runs the analyst's cells, one round each, with the marked result line kept out of the output shown. */
+/**
+ * Runs the analyst's cells, one round each. The cell shown is its analysis only: `share()` is
+ * defined in a prelude and called in an epilogue that run with it unseen, and the marked line
+ * they print is kept out of the output shown.
+ */
 class CellRunner {
   readonly charts: string[] = [];
 
@@ -152,14 +160,17 @@ class CellRunner {
   ) {}
 
   async *run(
-    analyze: string,
-    code: string,
+    planned: PlannedCell,
   ): AsyncGenerator<AgentEvent, { shared?: Record<string, unknown>; failure?: string; result: ExecResult }> {
     const context = this.context;
+    const { analyze, code } = planned;
     const round = context.budget.startRound();
     yield { type: 'round-start', round };
     yield { type: 'text-delta', round, text: `<Analyze>\n${analyze}\n</Analyze>\n` };
-    const execute = sessionCell(context, code, { maxOutputBytes: CELL_OUTPUT_BYTES });
+    const execute = sessionCell(context, code, {
+      maxOutputBytes: CELL_OUTPUT_BYTES,
+      ...(planned.share ? { prelude: sharePrelude(this.marker), epilogue: planned.share } : {}),
+    });
     let shared: Record<string, unknown> | undefined;
     const cell = { round, cellId: context.newId('cell'), language: 'python' as const, code, inText: false };
     const result = yield* cellEvents(cell, async (onOutput) => {

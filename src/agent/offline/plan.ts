@@ -128,7 +128,28 @@ export type Plan =
   | (PlanBase & { kind: 'missing' })
   | (PlanBase & { kind: 'duplicates' })
   | (PlanBase & { kind: 'outliers'; column?: string })
-  | { kind: 'profile'; reason: string; tables: TableInfo[] };
+  | {
+      kind: 'profile';
+      /** `no-table`, `overview` (asked for), `not-understood` (no calculation fits the question). */
+      reason: string;
+      tables: TableInfo[];
+      /** For `not-understood`: what the question was read as, said before the profile. */
+      heard?: Heard;
+    };
+
+/**
+ * What the analyst recognised in a question it could not map to a calculation, so the answer
+ * can say it in a sentence ("I recognised the column “salesAmount” and the words “predict”…")
+ * instead of answering a different question.
+ */
+export interface Heard {
+  /** Columns named, in the order the question names them. */
+  columns: string[];
+  /** Values named, with their column. */
+  values: Array<{ column: string; value: string }>;
+  /** Words that say what to compute ("average", "趋势"), as the question writes them. */
+  words: string[];
+}
 
 export type PlanKind = Plan['kind'];
 

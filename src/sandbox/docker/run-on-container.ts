@@ -55,6 +55,8 @@ export async function runOnContainer(
     {
       id,
       code: request.code,
+      ...(request.prelude ? { prelude: request.prelude } : {}),
+      ...(request.epilogue ? { epilogue: request.epilogue } : {}),
       timeout_ms: options.timeoutMs,
       max_output_bytes: resolveMaxOutputBytes(request.maxOutputBytes, options.limits),
       max_file_bytes: options.limits.maxFileBytes,

@@ -243,29 +243,36 @@ def error_record(error, tb):
     return body
 
 
-def run_code(code, namespace):
-    """Execute one cell; returns (exit status, error record or None). Errors print as a script's would."""
+def run_code(code, namespace, prelude=None, epilogue=None):
+    """Execute one cell; returns (exit status, error record or None). Errors print as a script's would.
+
+    `prelude` and `epilogue` are Analyst's own code around the cell's (helpers it calls, values it
+    hands back): same namespace, their own file names, so the cell's line numbers stay its own.
+    """
     import linecache
     import traceback
 
-    filename = "<cell>"
-    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+    parts = [("<analyst-prelude>", prelude), ("<cell>", code), ("<analyst-epilogue>", epilogue)]
+    parts = [(filename, source) for filename, source in parts if filename == "<cell>" or source]
+    for filename, source in parts:
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     mark_savefig()
     status = 0
     record = None
     signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        if may_show_charts(code):
-            # The last expression is evaluated apart, so a chart it gives is shown (charts.py).
-            import ast
+        for filename, source in parts:
+            if filename == "<cell>" and may_show_charts(source):
+                # The last expression is evaluated apart, so a chart it gives is shown (charts.py).
+                import ast
 
-            tree = ast.parse(code, filename)
-            last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
-            exec(compile(tree, filename, "exec"), namespace)
-            if last is not None:
-                show_if_chart(eval(compile(ast.Expression(last.value), filename, "eval"), namespace))
-        else:
-            exec(compile(code, filename, "exec"), namespace)
+                tree = ast.parse(source, filename)
+                last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+                exec(compile(tree, filename, "exec"), namespace)
+                if last is not None:
+                    show_if_chart(eval(compile(ast.Expression(last.value), filename, "eval"), namespace))
+            else:
+                exec(compile(source, filename, "exec"), namespace)
     except SystemExit as exit_:
         value = exit_.code
         if value is None:
@@ -349,7 +356,7 @@ def serve_cell(code_fd, done_fd, namespace, rehearsal=False):
     prepare_cell(request)
     if namespace is None:
         namespace = fresh_namespace(request)
-    status, record = run_code(request["code"], namespace)
+    status, record = run_code(request["code"], namespace, request.get("prelude"), request.get("epilogue"))
     report_done(done_fd, status, record)
     return status, namespace
 

@@ -1,6 +1,7 @@
 import { type Finding, type Language, say, show } from '../cells/recipe.ts';
 import type { Plan } from '../plan.ts';
 import { describeRoles } from './assumptions.ts';
+import { notUnderstood } from './not-understood.ts';
 
 /** Rows of the supporting table shown in the answer. */
 const TABLE_ROWS = 15;
@@ -22,6 +23,8 @@ export interface AnswerParts {
   charts: { path: string; url: string }[];
   /** The label of an answer line the prompt asks for ("Final Answer"). */
   answerLabel?: string;
+  /** Questions of the shapes the analyst answers, on this data (said when it cannot map the question). */
+  canAnswer?: string[];
 }
 
 /**
@@ -45,6 +48,21 @@ export function composeAnswer(parts: AnswerParts): string {
     out.push(
       say(language, `The analysis could not finish: ${parts.failure}`, `分析没能完成：${parts.failure}`),
     );
+  } else if (plan.kind === 'profile' && plan.reason === 'not-understood') {
+    // What it understood and what it can do come first; the profile follows under its own name,
+    // so no number or chart of it reads as the answer.
+    out.push(...notUnderstood(plan.heard, parts.canAnswer ?? [], language));
+    if (finding?.summary)
+      out.push(
+        '',
+        say(
+          language,
+          '**Profile of the data** (not an answer to your question):',
+          '**数据概况**（不是对你问题的回答）：',
+        ),
+        '',
+        finding.summary,
+      );
   } else if (plan.kind === 'profile') {
     out.push(profileIntro(plan.reason, language));
     if (finding?.summary) out.push('', finding.summary);

@@ -115,7 +115,6 @@ export const aggregateRecipe: Recipe<AggregatePlan> = {
           preamble(context, {
             dropTotals: totalsKept(plan),
             columns: [...used, ...(names ? [names] : [])],
-            share: true,
           }),
           select,
           [
@@ -130,11 +129,14 @@ export const aggregateRecipe: Recipe<AggregatePlan> = {
               ? [
                   `label = rows.loc[values.idx${plan.aggregate}(), ${py(names)}] if values.count() else None`,
                   `print(${py(`${names}:`)}, label)`,
-                  'share(value=result, rows=values.count(), label=label)',
                 ]
-              : ['share(value=result, rows=values.count())']),
+              : []),
           ].join('\n'),
         ].join('\n\n'),
+        share:
+          extreme && names
+            ? 'share(value=result, rows=values.count(), label=label)'
+            : 'share(value=result, rows=values.count())',
       },
     ];
     const shown = [...new Set([...(names ? [names] : []), ...used])];
@@ -143,15 +145,15 @@ export const aggregateRecipe: Recipe<AggregatePlan> = {
         purpose: 'check',
         analyze: say(language, 'Check which rows went into that number.', '核对一下参与计算的是哪些行。'),
         code: [
-          preamble(context, { dropTotals: totalsKept(plan), columns: used, share: true }),
+          preamble(context, { dropTotals: totalsKept(plan), columns: used }),
           select,
           [
             `used = rows[${pyList(shown)}]`,
             'print(len(used), "rows used")',
             'print(used.head(30).round(2).to_string())',
-            'share(table=used.round(2) if len(used) <= 15 else None)',
           ].join('\n'),
         ].join('\n\n'),
+        share: 'share(table=used.round(2) if len(used) <= 15 else None)',
       });
     }
     cells.push({

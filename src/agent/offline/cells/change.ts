@@ -22,7 +22,7 @@ export const changeRecipe: Recipe<ChangePlan> = {
     const measure = measureLabel(plan.measure);
     const used = [plan.time, ...columnsOf(plan.measure), ...plan.filters.map((f) => f.column)];
     const series = seriesLines(plan, plan.measure, plan.perPeriod).join('\n');
-    const setup = [preamble(context, { dropTotals: totalsKept(plan), columns: used, share: true }), series];
+    const setup = [preamble(context, { dropTotals: totalsKept(plan), columns: used }), series];
     if (plan.mode === 'step') {
       const changes = plan.relative ? '(series.pct_change() * 100).round(2)' : 'series.diff().round(2)';
       const pick =
@@ -50,9 +50,10 @@ export const changeRecipe: Recipe<ChangePlan> = {
               'print(steps.to_string())',
               `when = ${pick}`,
               'print("Largest:", when, changes[when])',
-              'share(when=when, change=changes[when], table=steps.reset_index() if len(steps) <= 15 else None)',
             ].join('\n'),
           ].join('\n\n'),
+          share:
+            'share(when=when, change=changes[when], table=steps.reset_index() if len(steps) <= 15 else None)',
         },
         {
           purpose: 'chart',
@@ -91,9 +92,9 @@ export const changeRecipe: Recipe<ChangePlan> = {
             `per_period = round(change / (${to} - ${from}), 2) if change is not None else None`,
             `print(${JSON.stringify(`${measure} in ${from}:`)}, start, ${JSON.stringify(` in ${to}:`)}, end)`,
             'print("Change:", change, f"({percent}%)", " per period:", per_period)',
-            'share(start=start, end=end, change=change, percent=percent, per_period=per_period)',
           ].join('\n'),
         ].join('\n\n'),
+        share: 'share(start=start, end=end, change=change, percent=percent, per_period=per_period)',
       },
       overTimeChartCell(context, plan, { used, series, measure, language }),
     ];

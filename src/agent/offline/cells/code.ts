@@ -11,8 +11,6 @@ import type { ColumnInfo, TableInfo } from '../schema.ts';
 
 export interface CodeContext {
   table: TableInfo;
-  /** The marker of this run's result lines (random, so data cannot forge one). */
-  marker: string;
 }
 
 export function column(table: TableInfo, name: string): ColumnInfo | undefined {
@@ -92,7 +90,6 @@ export function preamble(
   context: CodeContext,
   uses: {
     columns: string[];
-    share?: boolean;
     plot?: boolean;
     numpy?: boolean;
     /** For a large file, a sample of its rows rather than every row of the columns used. */
@@ -120,10 +117,7 @@ export function preamble(
   const imports = [standard, [...engine, ...libraries]]
     .map((group) => group.filter(Boolean).join('\n'))
     .filter(Boolean);
-  const helpers = [
-    numericText.length ? pythonSource('to_number.py').trim() : '',
-    uses.share ? pythonSource('share.py').replace('@@analyst-result@@', context.marker).trim() : '',
-  ].filter(Boolean);
+  const helpers = numericText.length ? [pythonSource('to_number.py').trim()] : [];
   const cleaning = [
     ...numericText.map((c) => `${ref(c.name)} = to_number(${ref(c.name)})`),
     ...textDates.map((c) => `${ref(c.name)} = pd.to_datetime(${ref(c.name)}, errors="coerce")`),

@@ -67,14 +67,13 @@ export const compareGroupsRecipe: Recipe<GroupsPlan> = {
     const grouped = (keys: string) =>
       plan.aggregate === 'count' ? `rows.groupby(${keys}).size()` : `${values}.groupby(${keys}).${method}()`;
     const setup = [
-      preamble(context, { dropTotals: totalsKept(plan), columns: used, share: true }),
+      preamble(context, { dropTotals: totalsKept(plan), columns: used }),
       filterLines(plan.filters).join('\n'),
     ];
     const overall = [
       `summary = ${values}.groupby(${ref(plan.group, 'rows')}).agg([${py(method)}, "count"]).round(${digits})`,
       ...(isRate(plan) ? [`summary["rate (%)"] = (summary[${py(method)}] * 100).round(1)`] : []),
       'print(summary.to_string())',
-      'share(summary=summary.reset_index())',
     ];
     const cells: PlannedCell[] = [
       {
@@ -85,6 +84,7 @@ export const compareGroupsRecipe: Recipe<GroupsPlan> = {
           `按 ${q(plan.group)} 分组，比较 ${q(outcome)} 的${zhWord}${selection ? `（只看 ${selection} 的行）` : ''}。`,
         ),
         code: [...setup, overall.join('\n')].join('\n\n'),
+        share: 'share(summary=summary.reset_index())',
       },
     ];
     if (plan.strata.length > 0) {
@@ -108,9 +108,9 @@ export const compareGroupsRecipe: Recipe<GroupsPlan> = {
             '    print("Rows:")',
             '    print(sizes.to_string(), end="\\n\\n")',
             '    within[column] = table.reset_index()',
-            'share(within=within)',
           ].join('\n'),
         ].join('\n\n'),
+        share: 'share(within=within)',
       });
     }
     const panels = 1 + plan.strata.length;

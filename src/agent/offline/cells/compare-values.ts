@@ -36,7 +36,7 @@ export const compareValuesRecipe: Recipe<CompareValuesPlan> = {
           `比较 ${q(a)} 和 ${q(b)} 的 ${q(measure)}（列 ${q(plan.column)}）。`,
         ),
         code: [
-          preamble(context, { columns: used, share: true }),
+          preamble(context, { columns: used }),
           select,
           [
             'print(by_value.to_string())',
@@ -44,9 +44,10 @@ export const compareValuesRecipe: Recipe<CompareValuesPlan> = {
             `difference = round(first - second, ${digits})`,
             'ratio = round(first / second, 4) if second else None',
             'print("Difference:", difference, " Ratio:", ratio)',
-            'share(first=first, second=second, difference=difference, ratio=ratio, table=by_value.reset_index())',
           ].join('\n'),
         ].join('\n\n'),
+        share:
+          'share(first=first, second=second, difference=difference, ratio=ratio, table=by_value.reset_index())',
       },
       {
         purpose: 'chart',

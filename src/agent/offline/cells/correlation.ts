@@ -28,7 +28,7 @@ export const correlationRecipe: Recipe<CorrelationPlan> = {
           `计算 ${columns.map(q).join('、')} 之间的相关性（皮尔逊 r，并用斯皮尔曼等级相关核对）。`,
         ),
         code: [
-          preamble(context, { dropTotals: totalsKept(plan), columns: used, share: true }),
+          preamble(context, { dropTotals: totalsKept(plan), columns: used }),
           select,
           [
             'pearson = numbers.corr().round(3)',
@@ -38,9 +38,10 @@ export const correlationRecipe: Recipe<CorrelationPlan> = {
             'pairs.sort(key=lambda pair: -abs(pair[2]) if pair[2] == pair[2] else 0)',
             'for a, b, r, rho in pairs[:5]:',
             '    print(f"{a} ~ {b}: r = {r}, Spearman = {rho}")',
-            'share(pairs=pairs[:10], rows=len(numbers), table=pearson.rename_axis("column").reset_index() if len(pearson) <= 8 else None)',
           ].join('\n'),
         ].join('\n\n'),
+        share:
+          'share(pairs=pairs[:10], rows=len(numbers), table=pearson.rename_axis("column").reset_index() if len(pearson) <= 8 else None)',
       },
       {
         purpose: 'chart',

@@ -25,27 +25,21 @@ export const countRecipe: Recipe<CountPlan> = {
           `统计${selection ? `满足 ${selection} 的` : ''}行数。`,
         ),
         code: [
-          preamble(context, { dropTotals: totalsKept(plan), columns: used, share: true }),
+          preamble(context, { dropTotals: totalsKept(plan), columns: used }),
           select,
-          [
-            'count = len(rows)',
-            'print("Rows that match:", count, "of", len(df))',
-            'share(count=count, total=len(df))',
-          ].join('\n'),
+          ['count = len(rows)', 'print("Rows that match:", count, "of", len(df))'].join('\n'),
         ].join('\n\n'),
+        share: 'share(count=count, total=len(df))',
       },
       {
         purpose: 'check',
         analyze: say(language, 'List the rows that matched, to check them.', '列出匹配的行，核对一下。'),
         code: [
-          preamble(context, { dropTotals: totalsKept(plan), columns: used, share: true }),
+          preamble(context, { dropTotals: totalsKept(plan), columns: used }),
           select,
-          [
-            `matched = rows[${pyList(shown)}]`,
-            'print(matched.head(40).round(2).to_string())',
-            'share(table=matched.round(2) if len(matched) <= 15 else None)',
-          ].join('\n'),
+          [`matched = rows[${pyList(shown)}]`, 'print(matched.head(40).round(2).to_string())'].join('\n'),
         ].join('\n\n'),
+        share: 'share(table=matched.round(2) if len(matched) <= 15 else None)',
       },
     ];
   },

@@ -31,7 +31,7 @@ export const distributionRecipe: Recipe<DistributionPlan> = {
           `描述 ${q(plan.column)} 的分布。`,
         ),
         code: [
-          preamble(context, { dropTotals: totalsKept(plan), columns: used, share: true }),
+          preamble(context, { dropTotals: totalsKept(plan), columns: used }),
           select,
           numeric
             ? [
@@ -39,16 +39,17 @@ export const distributionRecipe: Recipe<DistributionPlan> = {
                 'skew = round(values.skew(), 2)',
                 'print(stats.to_string())',
                 'print("Skewness:", skew)',
-                'share(stats=stats.to_dict(), skew=skew)',
               ].join('\n')
             : [
                 'counts = values.value_counts()',
                 'shares = (100 * counts / counts.sum()).round(1)',
                 'table = pd.DataFrame({"count": counts, "share (%)": shares})',
                 'print(table.head(30).to_string())',
-                'share(counts=table.head(15).reset_index(), distinct=len(counts), top=counts.index[0], top_share=shares.iloc[0])',
               ].join('\n'),
         ].join('\n\n'),
+        share: numeric
+          ? 'share(stats=stats.to_dict(), skew=skew)'
+          : 'share(counts=table.head(15).reset_index(), distinct=len(counts), top=counts.index[0], top_share=shares.iloc[0])',
       },
       {
         purpose: 'chart',

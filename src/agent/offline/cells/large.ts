@@ -1,5 +1,5 @@
 import { measureLabel, type Plan } from '../plan.ts';
-import { py, pythonSource } from '../python-source.ts';
+import { py } from '../python-source.ts';
 import type { TableInfo } from '../schema.ts';
 import { capital, rowNames, selectionText } from './aggregate.ts';
 import { barChart, histogram } from './charts.ts';
@@ -38,18 +38,13 @@ export function largeFileCells(
 /** Rows a chart of single values reads at most (a repeatable sample of the selected rows). */
 const CHART_SAMPLE_ROWS = 10_000;
 
-function start(context: CodeContext, uses: { share?: boolean; plot?: boolean }): string {
+function start(context: CodeContext, uses: { plot?: boolean } = {}): string {
   const imports = [
     'import duckdb',
     ...(uses.plot ? ['import matplotlib.pyplot as plt'] : []),
     'import pandas as pd',
   ].join('\n');
-  const share = uses.share
-    ? [pythonSource('share.py').replace('@@analyst-result@@', context.marker).trim()]
-    : [];
-  return [imports, ...share, `# ${largeFileNote(context.table)}: DuckDB computes this out of core`].join(
-    '\n\n\n',
-  );
+  return [imports, `# ${largeFileNote(context.table)}: DuckDB computes this out of core`].join('\n\n\n');
 }
 
 function from(table: TableInfo): string {
@@ -103,16 +98,18 @@ function aggregateCells(
       `问题问的是 ${q(measure)} 的${word}${selection ? `（只看 ${selection} 的行）` : ''}。文件太大，无法整体载入：由 DuckDB 计算。`,
     ),
     code: [
-      start(context, { share: true }),
+      start(context),
       [
         `value, count, label = duckdb.sql(${py(`SELECT ${fn}(m), count(m), ${labelSql} FROM ${values}`)}).fetchone()`,
         `result = round(float(value), ${digits}) if value is not None else None`,
         `print(${py(`${capital(word)} of ${measure}${plan.per ? ` per ${plan.per}` : ''} over`)}, count, ${py(plan.per ? `${plan.per} values:` : 'rows:')}, result)`,
-        ...(extreme && names && !per
-          ? [`print(${py(`${names}:`)}, label)`, 'share(value=result, rows=count, label=label)']
-          : ['share(value=result, rows=count)']),
+        ...(extreme && names && !per ? [`print(${py(`${names}:`)}, label)`] : []),
       ].join('\n'),
     ].join('\n\n'),
+    share:
+      extreme && names && !per
+        ? 'share(value=result, rows=count, label=label)'
+        : 'share(value=result, rows=count)',
   };
   const chart: PlannedCell = {
     purpose: 'chart',
@@ -149,13 +146,13 @@ function countCells(plan: CountPlan, context: CodeContext, language: Language): 
         `用 DuckDB 统计${selection ? `满足 ${selection} 的` : ''}行数：文件太大，无法整体载入。`,
       ),
       code: [
-        start(context, { share: true }),
+        start(context),
         [
           `count, total = duckdb.sql(${py(`SELECT count(*) FILTER (WHERE ${where ? where.slice(' WHERE '.length) : 'true'}), count(*)${from(table)}${all}`)}).fetchone()`,
           'print("Rows that match:", count, "of", total)',
-          'share(count=count, total=total)',
         ].join('\n'),
       ].join('\n\n'),
+      share: 'share(count=count, total=total)',
     },
     {
       purpose: 'check',
@@ -165,13 +162,13 @@ function countCells(plan: CountPlan, context: CodeContext, language: Language): 
         '列出前几行匹配的行，核对一下。',
       ),
       code: [
-        start(context, { share: true }),
+        start(context),
         [
           `matched = duckdb.sql(${py(`SELECT ${shownSql}${from(table)}${where} LIMIT 40`)}).df()`,
           'print(matched.round(2).to_string())',
-          'share(table=matched.round(2) if len(matched) <= 15 else None)',
         ].join('\n'),
       ].join('\n\n'),
+      share: 'share(table=matched.round(2) if len(matched) <= 15 else None)',
     },
   ];
 }
@@ -231,7 +228,7 @@ function rankCells(plan: RankPlan, context: CodeContext, language: Language): Pl
         `按 ${by === 'rows' ? '行数' : q(by)} 对 ${q(plan.entity)} 排序（${high ? '从高到低' : '从低到高'}）${selection ? `，只看 ${selection} 的行` : ''}。文件太大，无法整体载入：由 DuckDB 排序。`,
       ),
       code: [
-        start(context, { share: true }),
+        start(context),
         [
           `top = duckdb.sql(${py(ordered(kept))}).df()`,
           ...toSeries,
@@ -245,10 +242,12 @@ function rankCells(plan: RankPlan, context: CodeContext, language: Language): Pl
                 '    versus, other = None, None',
               ]
             : versus),
-          `share(first=first, value=ranked.iloc[0] if len(ranked) else None, order=ranked.index[:${kept}].tolist(),`,
-          `      values=ranked.values[:${kept}].tolist(), versus=versus, other=other, ranking=ranked.head(15).reset_index())`,
         ].join('\n'),
       ].join('\n\n'),
+      share: [
+        `share(first=first, value=ranked.iloc[0] if len(ranked) else None, order=ranked.index[:${kept}].tolist(),`,
+        `      values=ranked.values[:${kept}].tolist(), versus=versus, other=other, ranking=ranked.head(15).reset_index())`,
+      ].join('\n'),
     },
     {
       purpose: 'chart',
@@ -295,10 +294,8 @@ function groupCells(plan: GroupsPlan, context: CodeContext, language: Language):
         `Compare ${q(outcome)} (${method}) across the groups of ${q(plan.group)}${selection ? `, over the rows where ${selection}` : ''}. The file is too large to load whole: DuckDB groups it.`,
         `按 ${q(plan.group)} 分组，比较 ${q(outcome)}（${method}）${selection ? `（只看 ${selection} 的行）` : ''}。文件太大，无法整体载入：由 DuckDB 分组计算。`,
       ),
-      code: [
-        start(context, { share: true }),
-        [summary, 'print(summary.to_string())', 'share(summary=summary.reset_index())'].join('\n'),
-      ].join('\n\n'),
+      code: [start(context), [summary, 'print(summary.to_string())'].join('\n')].join('\n\n'),
+      share: 'share(summary=summary.reset_index())',
     },
     {
       purpose: 'chart',

@@ -23,14 +23,11 @@ export const lookupRecipe: Recipe<LookupPlan> = {
           `找到${selection ? `满足 ${selection} 的` : ''}行，读取 ${plan.targets.map(q).join('、')}。`,
         ),
         code: [
-          preamble(context, { columns: [...used, ...plan.targets], share: true }),
+          preamble(context, { columns: [...used, ...plan.targets] }),
           filterLines(plan.filters).join('\n'),
-          [
-            `found = rows[${pyList(shown)}]`,
-            'print(found.head(30).to_string())',
-            `share(found=found[${pyList(plan.targets)}].head(30).values.tolist(), rows=len(found), table=found.head(15))`,
-          ].join('\n'),
+          [`found = rows[${pyList(shown)}]`, 'print(found.head(30).to_string())'].join('\n'),
         ].join('\n\n'),
+        share: `share(found=found[${pyList(plan.targets)}].head(30).values.tolist(), rows=len(found), table=found.head(15))`,
       },
     ];
   },

@@ -42,10 +42,11 @@ export const profileRecipe: Recipe<ProfilePlan> = {
               )
             : say(language, `Now the same for ${q(table.label)}.`, `接着分析 ${q(table.label)}。`),
         code: [
-          preamble({ ...context, table }, { columns: numericText, share: true, plot: true, sample: true }),
+          preamble({ ...context, table }, { columns: numericText, plot: true, sample: true }),
           pythonSource('profile.py').trim(),
-          `share(**profile(df, ${py(table.label)}, ${py(`profile_${slug(table.label)}`)}))`,
+          `summary = profile(df, ${py(table.label)}, ${py(`profile_${slug(table.label)}`)})`,
         ].join('\n\n\n'),
+        share: 'share(**summary)',
       };
     });
   },

@@ -21,7 +21,7 @@ export const missingRecipe: Recipe<MissingPlan> = {
         purpose: 'compute',
         analyze: say(language, 'Count the missing values in each column.', '统计每一列的缺失值。'),
         code: [
-          preamble(context, { columns: [], share: true }),
+          preamble(context, { columns: [] }),
           [
             'missing = df.isna().sum()',
             'table = pd.DataFrame({"missing": missing, "share (%)": (100 * missing / max(len(df), 1)).round(2)})',
@@ -29,9 +29,10 @@ export const missingRecipe: Recipe<MissingPlan> = {
             'print(table.to_string() if len(table) else "No missing values.")',
             'incomplete = int(df.isna().any(axis=1).sum())',
             'print("Rows with at least one missing value:", incomplete, "of", len(df))',
-            'share(cells=int(missing.sum()), rows=incomplete, total=len(df), table=table.reset_index().rename(columns={"index": "column"}))',
           ].join('\n'),
         ].join('\n\n'),
+        share:
+          'share(cells=int(missing.sum()), rows=incomplete, total=len(df), table=table.reset_index().rename(columns={"index": "column"}))',
       },
       {
         purpose: 'chart',
@@ -80,15 +81,15 @@ export const duplicatesRecipe: Recipe<DuplicatesPlan> = {
         purpose: 'compute',
         analyze: say(language, 'Look for rows that repeat another row exactly.', '查找完全重复的行。'),
         code: [
-          preamble(context, { columns: [], share: true }),
+          preamble(context, { columns: [] }),
           [
             'repeats = df[df.duplicated(keep=False)]',
             'duplicates = int(df.duplicated().sum())',
             'print("Rows that repeat an earlier row:", duplicates, "of", len(df))',
             'print(repeats.head(20).to_string())',
-            'share(duplicates=duplicates, total=len(df), table=repeats.head(10))',
           ].join('\n'),
         ].join('\n\n'),
+        share: 'share(duplicates=duplicates, total=len(df), table=repeats.head(10))',
       },
     ];
   },
@@ -135,7 +136,7 @@ export const outliersRecipe: Recipe<OutliersPlan> = {
           `用 Tukey 规则（超出四分位数 1.5 倍四分位距）标出 ${used.map(q).join('、')} 中的异常值。`,
         ),
         code: [
-          preamble(context, { dropTotals: totalsKept(plan), columns: used, share: true }),
+          preamble(context, { dropTotals: totalsKept(plan), columns: used }),
           [
             'found = []',
             `for column in ${pyList(used)}:`,
@@ -147,9 +148,10 @@ export const outliersRecipe: Recipe<OutliersPlan> = {
             '                  "examples": ", ".join(str(v) for v in outside.head(5).round(2))})',
             'table = pd.DataFrame(found)',
             'print(table.to_string(index=False))',
-            'share(outliers=int(table["outliers"].sum()) if len(table) else 0, total=len(df), table=table)',
           ].join('\n'),
         ].join('\n\n'),
+        share:
+          'share(outliers=int(table["outliers"].sum()) if len(table) else 0, total=len(df), table=table)',
       },
       {
         purpose: 'chart',

@@ -50,16 +50,18 @@ export const rankRecipe: Recipe<RankPlan> = {
           `按 ${by === 'rows' ? '行数' : q(by)} 对 ${q(plan.entity)} 排序（${high ? '从高到低' : '从低到高'}）${selection ? `，只看 ${selection} 的行` : ''}。`,
         ),
         code: [
-          preamble(context, { dropTotals: totalsKept(plan), columns: used, share: true }),
+          preamble(context, { dropTotals: totalsKept(plan), columns: used }),
           ranking,
           [
             'print(ranked.head(15).to_string())',
             'first = ranked[ranked == ranked.iloc[0]].index.tolist() if len(ranked) else []',
             ...versus,
-            `share(first=first, value=ranked.iloc[0] if len(ranked) else None, order=ranked.index[:${Math.max(plan.n, 50)}].tolist(),`,
-            `      values=ranked.values[:${Math.max(plan.n, 50)}].tolist(), versus=versus, other=other, ranking=ranked.head(15).reset_index())`,
           ].join('\n'),
         ].join('\n\n'),
+        share: [
+          `share(first=first, value=ranked.iloc[0] if len(ranked) else None, order=ranked.index[:${Math.max(plan.n, 50)}].tolist(),`,
+          `      values=ranked.values[:${Math.max(plan.n, 50)}].tolist(), versus=versus, other=other, ranking=ranked.head(15).reset_index())`,
+        ].join('\n'),
       },
       {
         purpose: 'chart',

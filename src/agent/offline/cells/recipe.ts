@@ -18,7 +18,14 @@ export interface PlannedCell {
   purpose: 'compute' | 'check' | 'chart';
   /** A sentence or two before the cell: what this step does and why. */
   analyze: string;
+  /** The analysis, as the user sees it (studio, notebook, report): plain pandas/DuckDB code. */
   code: string;
+  /**
+   * The `share(...)` call that hands the values `code` computed to the written answer. It runs
+   * after `code`, in its namespace, but is not part of the cell shown: it is plumbing, and the
+   * code shown must run as it is (an edited re-run, a downloaded notebook).
+   */
+  share?: string;
 }
 
 /** What the answer says, built only from the values the cells printed and shared. */

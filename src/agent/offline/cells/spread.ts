@@ -36,7 +36,7 @@ export const spreadRecipe: Recipe<SpreadPlan> = {
           `找出 ${q(measure)} 的最高值和最低值${selection ? `（${selection}）` : ''}，并计算差值。`,
         ),
         code: [
-          preamble(context, { dropTotals: totalsKept(plan), columns: used, share: true }),
+          preamble(context, { dropTotals: totalsKept(plan), columns: used }),
           filterLines(plan.filters).join('\n'),
           [
             `values = ${measureExpr(plan.measure)}`,
@@ -49,9 +49,10 @@ export const spreadRecipe: Recipe<SpreadPlan> = {
                 ]
               : ['high_name = low_name = None', 'print("Highest:", highest, " Lowest:", lowest)']),
             'print("Difference:", difference)',
-            'share(highest=highest, lowest=lowest, difference=difference, high_name=high_name, low_name=low_name)',
           ].join('\n'),
         ].join('\n\n'),
+        share:
+          'share(highest=highest, lowest=lowest, difference=difference, high_name=high_name, low_name=low_name)',
       },
     ];
   },

@@ -37,7 +37,7 @@ export const trendRecipe: Recipe<TrendPlan> = {
           `观察 ${q(measure)} 随 ${q(plan.time)} 的变化。`,
         ),
         code: [
-          preamble(context, { dropTotals: totalsKept(plan), columns: used, share: true, numpy: true }),
+          preamble(context, { dropTotals: totalsKept(plan), columns: used, numpy: true }),
           series,
           [
             'print(series.to_string() if len(series) <= 40 else series.iloc[[*range(10), *range(-10, 0)]].to_string())',
@@ -46,11 +46,13 @@ export const trendRecipe: Recipe<TrendPlan> = {
             'slope = round(float(np.polyfit(range(len(series)), series.values, 1)[0]), 4) if len(series) >= 3 else None',
             'print("From", series.index[0], "to", series.index[-1], ": change", change, f"({percent}%)", " slope per period", slope)',
             'print("Peak:", series.idxmax(), series.max(), " Low:", series.idxmin(), series.min())',
-            'share(first=series.index[0], last=series.index[-1], first_value=series.iloc[0], last_value=series.iloc[-1],',
-            '      change=change, percent=percent, peak=series.idxmax(), peak_value=series.max(), low=series.idxmin(),',
-            '      low_value=series.min(), slope=slope, periods=len(series), table=series.reset_index() if len(series) <= 15 else None)',
           ].join('\n'),
         ].join('\n\n'),
+        share: [
+          'share(first=series.index[0], last=series.index[-1], first_value=series.iloc[0], last_value=series.iloc[-1],',
+          '      change=change, percent=percent, peak=series.idxmax(), peak_value=series.max(), low=series.idxmin(),',
+          '      low_value=series.min(), slope=slope, periods=len(series), table=series.reset_index() if len(series) <= 15 else None)',
+        ].join('\n'),
       },
       overTimeChartCell(context, plan, { used, series, measure, language }),
     ];

@@ -9,7 +9,6 @@ import warnings
 import pandas as pd
 
 warnings.simplefilter("ignore")
-MARKER = "@@analyst-look@@"
 TOTAL_ROWS = r"^(?:grand\s+)?(?:total|totals|sum|all|overall|合计|总计|总和|全部)\s*(?:[:(\[].*)?$"
 MISSING_MARKERS = {"", "-", "--", "—", "–", "n/a", "na", "nan", "none", "null", "no data", "unknown", "?", "tbd", "tba"}
 TABLE_EXTENSIONS = {"csv", "tsv", "tab", "txt", "json", "jsonl", "ndjson", "xlsx", "xls", "parquet", "sqlite", "sqlite3", "db"}
@@ -383,5 +382,3 @@ for name in sorted(os.listdir(".")):
         notes.append(note)
 if skipped:
     print("Not tables:", ", ".join(skipped))
-print(MARKER + json.dumps({"tables": tables, "notes": notes, "skipped": skipped, "problems": problems},
-                          ensure_ascii=False, default=str))

@@ -8,8 +8,11 @@ export interface Token {
   end: number;
 }
 
-const TOKEN = /\p{Script=Han}|\p{Lu}?[\p{Ll}\p{M}]+|\p{Lu}+(?![\p{Ll}])|\p{N}+|[\p{L}\p{M}]+|%/gu;
-const WORD = /\p{Script=Han}|[\p{L}\p{M}]+|\p{N}+|%/gu;
+// Letters of other scripts, never Han: a Latin run stops where Chinese text begins, so a
+// column name written into a Chinese sentence ("各region的salesAmount") is a word of its own.
+const TOKEN =
+  /\p{Script=Han}|\p{Lu}?[\p{Ll}\p{M}]+|\p{Lu}+(?![\p{Ll}])|\p{N}+|(?:(?!\p{Script=Han})[\p{L}\p{M}])+|%/gu;
+const WORD = /\p{Script=Han}|(?:(?!\p{Script=Han})[\p{L}\p{M}])+|\p{N}+|%/gu;
 /** Words written more than one way, read as one. */
 const SAME: Record<string, string> = {
   '%': 'percent',

@@ -1,7 +1,8 @@
 import type { Aggregate, Assumption, Condition, Measure, Plan } from '../plan.ts';
 import { measureColumns, measureLabel } from '../plan.ts';
 import { isCategorical, isNumeric, type Look } from '../schema.ts';
-import { cuesOf, has } from './cues.ts';
+import { type CueKind, cuesOf, has } from './cues.ts';
+import { heardIn } from './heard.ts';
 import type { ColumnMention } from './mentions.ts';
 import { guessOutcome, strataFor } from './outcome.ts';
 import {
@@ -49,6 +50,13 @@ export function choosePlan(reading: Reading | undefined, look: Look): Plan {
   const base = (filters: Condition[]) => ({ table, filters, assumptions });
   const numberFilters = r.conditions.map((c) => c.condition);
   const conditionColumns = new Set(numberFilters.map((c) => c.column));
+
+  // A report of several kinds of findings ("the main trends, comparisons and anomalies"), about
+  // no column in particular, is not one calculation: answering one part would answer another question.
+  if (r.columns.length === 0 && shapesAsked(r).size >= 2)
+    return has(r.cues, 'overview')
+      ? { kind: 'profile', reason: 'overview', tables: look.tables }
+      : notUnderstood(r, look);
 
   if (has(r.cues, 'missing')) return { kind: 'missing', ...base([]) };
   if (has(r.cues, 'duplicates')) return { kind: 'duplicates', ...base([]) };
@@ -330,11 +338,28 @@ export function choosePlan(reading: Reading | undefined, look: Look): Plan {
         ...base(filters),
       };
   }
-  return {
-    kind: 'profile',
-    reason: has(r.cues, 'overview') ? 'overview' : 'not-understood',
-    tables: look.tables,
-  };
+  return has(r.cues, 'overview')
+    ? { kind: 'profile', reason: 'overview', tables: look.tables }
+    : notUnderstood(r, look);
+}
+
+function notUnderstood(reading: Reading, look: Look): Plan {
+  return { kind: 'profile', reason: 'not-understood', tables: look.tables, heard: heardIn(reading) };
+}
+
+/** Cues that each ask for a different kind of analysis. */
+const SHAPE_CUES: ReadonlySet<CueKind> = new Set([
+  'missing',
+  'duplicates',
+  'outliers',
+  'correlation',
+  'distribution',
+  'trend',
+  'compare',
+]);
+
+function shapesAsked(reading: Reading): Set<CueKind> {
+  return new Set(reading.cues.map((c) => c.kind).filter((kind) => SHAPE_CUES.has(kind)));
 }
 
 export type { ColumnMention };

@@ -26,6 +26,9 @@ export interface Reading {
 const TOP_N =
   /\b(top|first|bottom|last|best|worst|leading|highest|lowest)\s+(?:(\d+)|(two|three|four|five|six|seven|eight|nine|ten|twenty))\b|前\s*(\d+|[一二两三四五六七八九十]+)|后\s*(\d+|[一二两三四五六七八九十]+)/giu;
 const WHICH_N = /\b(?:which|what|the)\s+(\d+|two|three|four|five|six|seven|eight|nine|ten)\s+(?![\d%])/gi;
+/** "哪2个region", "最高的3个地区", "销量最低的两家": a number of things, with the extreme that orders them. */
+const CHINESE_N =
+  /(?:哪|(最低|最小|最少|最差|最短)的?|(?:最高|最大|最多|最好|最长)的?)\s*(\d+|[一二两三四五六七八九十]+)\s*[个家位名种条项款类所只人]/gu;
 
 /** Reads the question against the table it names best (the first table when it names none). */
 export function readQuestion(text: string, look: Look): Reading | undefined {
@@ -125,6 +128,20 @@ function findTopN(text: string): Reading['topN'] {
         tableOrder: false,
       };
     }
+  }
+  for (const match of text.matchAll(CHINESE_N)) {
+    const raw = match[2]!;
+    const n = /^\d+$/.test(raw) ? Number(raw) : chineseNumeral(raw);
+    if (!n || n < 2 || n > 1000) continue;
+    // "哪2个…最低": the order is said by the extreme, wherever it stands.
+    const asc = match[1] !== undefined || (/^哪/u.test(match[0]) && /最(?:低|小|少|差|短)/u.test(text));
+    return {
+      n,
+      order: asc ? 'asc' : 'desc',
+      start: match.index,
+      end: match.index + match[0].length,
+      tableOrder: false,
+    };
   }
   for (const match of text.matchAll(TOP_N)) {
     const word = (match[1] ?? '').toLowerCase();

@@ -74,15 +74,23 @@ export function askedEntity(
     const what = cue.text.toLowerCase() === 'what';
     // The noun phrase after "which": up to its verb ("which beam type has …", "which 3 member states have …").
     const rest = reading.text.slice(cue.end);
-    const verb =
-      /\b(?:has|have|had|is|are|was|were|did|does|do|won|got|scored|achieved|received|made|with|in|of|from|among)\b|[,?]/i.exec(
-        rest,
-      );
+    const verb = chinese
+      ? /[，,？?。]/u.exec(rest)
+      : /\b(?:has|have|had|is|are|was|were|did|does|do|won|got|scored|achieved|received|made|with|in|of|from|among)\b|[,?]/i.exec(
+          rest,
+        );
     const phraseEnd = cue.end + (verb ? verb.index : rest.length);
     const inPhrase = reading.columns.filter(
       (m) => m.start >= cue.end && m.start < phraseEnd && m.start - cue.end <= (what ? 6 : 30),
     );
-    const next = inPhrase.sort((a, b) => b.score - a.score || b.start - a.start)[0];
+    // In Chinese the thing asked about is the name nearest after 哪个 ("哪个region的salesAmount最高",
+    // "哪个最贵的产品"): Chinese puts what describes it before it, never after.
+    // What comes before a 的 holding 最 describes it ("哪个销售额最高的地区"): the name after that 的.
+    const clause = chinese ? /^[^的]*最[^的]*的/u.exec(rest) : null;
+    const described = clause ? cue.end + clause[0].length : cue.end;
+    const next = chinese
+      ? inPhrase.filter((m) => m.start >= described).sort((a, b) => a.start - b.start || b.score - a.score)[0]
+      : inPhrase.sort((a, b) => b.score - a.score || b.start - a.start)[0];
     const gap = next ? reading.text.slice(cue.end, next.start) : '';
     if (next && (!what || /^\s*(?:the\s+)?$/i.test(gap)))
       return { column: next.column, start: cue.start, named: true };
