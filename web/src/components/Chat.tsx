@@ -4,6 +4,7 @@ import { useFollow } from '../lib/follow.ts';
 import { useSecondsSince } from '../lib/hooks.ts';
 import { sourcePlaces } from '../lib/source-places.ts';
 import type { RunState, ThreadSession } from '../state/thread-session.ts';
+import { Question } from './Question.tsx';
 import { StepCard } from './StepCard.tsx';
 
 /** The centre panel: every run's question and step cards, live, and what is happening now. */
@@ -14,6 +15,8 @@ export function Chat(props: {
   onOpenFile: (path: string) => void;
   /** Asks a question in this thread (a follow-up's click). */
   onAsk: (question: string) => void;
+  /** Asks a run's question again from where it was asked: edited, or the same (regenerate). */
+  onRevise: (runId: string, question: string | undefined) => Promise<boolean>;
 }) {
   const { session } = props;
   const language = currentLanguage();
@@ -60,20 +63,31 @@ function RunBlock(props: {
   onInspectCell: (cell: CellStep) => void;
   onOpenFile: (path: string) => void;
   onAsk: (question: string) => void;
+  onRevise: (runId: string, question: string | undefined) => Promise<boolean>;
   /** Only the thread's latest run offers follow-ups (older ones were followed up already). */
   latest: boolean;
 }) {
-  const { run } = props;
+  const { run, session } = props;
   const view = run.builder.view;
-  const question = run.protocol === 'cell' ? t('chat.rerunOf') : view.question;
+  const stored = session.questions.of(run.id);
+  const busy = session.active !== undefined;
+  const revisable = run.protocol !== 'cell' && stored !== undefined;
   return (
     <article class="run" data-run={run.id} data-status={run.status}>
-      {question && (
-        <div class={`question${run.protocol === 'cell' ? ' rerun' : ''}`}>
+      {run.protocol === 'cell' ? (
+        <div class="question rerun">
           <span class="who">{t('chat.you')}</span>
-          <p>{question}</p>
+          <p>{t('chat.rerunOf')}</p>
         </div>
-      )}
+      ) : view.question ? (
+        <Question
+          text={view.question}
+          mark={session.questions.mark(run.id)}
+          editable={revisable}
+          busy={busy}
+          onRunAgain={(text) => props.onRevise(run.id, text)}
+        />
+      ) : null}
       {run.builder.steps.map((step, index) => (
         <StepCard
           // Steps are only ever appended, so the index is a stable key.
@@ -90,6 +104,19 @@ function RunBlock(props: {
       ))}
       <RunEnd run={run} />
       <RunCostLine run={run} />
+      {props.latest && revisable && run.status !== 'running' && (
+        <div class="answer-actions">
+          <button
+            type="button"
+            class="ghost small regenerate"
+            disabled={busy}
+            title={t('chat.regenerateTitle')}
+            onClick={() => void props.onRevise(run.id, undefined)}
+          >
+            ↻ {t('chat.regenerate')}
+          </button>
+        </div>
+      )}
       {props.latest && run.status === 'completed' && view.followUps?.length ? (
         <fieldset class="follow-ups" aria-label={t('chat.followUps')}>
           <span class="muted">{t('chat.followUps')}</span>
