@@ -37,6 +37,8 @@ describe('edit and re-ask, regenerate', { timeout: 900_000 }, () => {
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     await screenshot(page, name);
   };
+  /** The Regenerate action, under the last answer (`data-run`: the run it asks again). */
+  const regenerate = () => page.locator('.answer-actions');
   const threadId = () => /\/t\/(thread-[0-9a-f]{24})/.exec(page.url())?.[1] ?? '';
 
   test('ask; edit the question and run again; both answers stay; regenerate the last', async () => {
@@ -52,7 +54,8 @@ describe('edit and re-ask, regenerate', { timeout: 900_000 }, () => {
     const firstAnswer = await text(run(1).locator('.card.answer').last());
     assert.ok(firstAnswer.length > 0, 'the first question was answered');
     // Only the latest answer offers Regenerate; every stored question offers Edit.
-    await run(1).locator('.answer-actions .regenerate').waitFor();
+    await regenerate().waitFor();
+    assert.equal(await regenerate().getAttribute('data-run'), await run(1).getAttribute('data-run'));
     await run(1).locator('.question button.edit').waitFor();
 
     // Edit, then Esc: nothing changes and nothing runs.
@@ -82,18 +85,19 @@ describe('edit and re-ask, regenerate', { timeout: 900_000 }, () => {
       editedAnswer.length > 0 && editedAnswer !== firstAnswer,
       'the edited question has its own answer',
     );
+    assert.equal(await page.locator('.answer-actions .regenerate').count(), 1, 'one Regenerate');
     assert.equal(
-      await run(1).locator('.answer-actions .regenerate').count(),
-      0,
+      await regenerate().getAttribute('data-run'),
+      await run(2).getAttribute('data-run'),
       'Regenerate moved to the last answer',
     );
-    await run(2).locator('.answer-actions').scrollIntoViewIfNeeded();
+    await regenerate().scrollIntoViewIfNeeded();
     await shot('reask-edited-end');
     await run(2).locator('.question').scrollIntoViewIfNeeded();
     await shot('reask-edited');
 
     // Regenerate the last answer: the same question, a third run, marked so.
-    await run(2).locator('.answer-actions .regenerate').click();
+    await regenerate().locator('button').click();
     await page.waitForSelector('article.run:nth-of-type(3)');
     await completed(3);
     assert.equal(await text(run(3).locator('.question p')), EDITED);
@@ -137,7 +141,7 @@ describe('edit and re-ask, regenerate', { timeout: 900_000 }, () => {
     await page.reload();
     await page.waitForSelector('article.run:nth-of-type(3) .revision-mark');
     assert.match(await text(run(3).locator('.question .revision-mark')), /已重新生成/);
-    assert.match(await text(run(3).locator('.answer-actions .regenerate')), /重新生成/);
+    assert.match(await text(regenerate()), /重新生成/);
     await run(3).locator('.question button.edit').click();
     await run(3).locator('button.run-again').waitFor();
     assert.match(await text(run(3).locator('button.run-again')), /重新运行/);

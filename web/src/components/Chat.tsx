@@ -45,6 +45,7 @@ export function Chat(props: {
             latest={i === session.runs.length - 1}
           />
         ))}
+        <Regenerate session={session} onRevise={props.onRevise} />
       </div>
       {!follow.following && (
         <button type="button" id="jump-latest" class="jump-latest" onClick={follow.jumpToLatest}>
@@ -69,9 +70,8 @@ function RunBlock(props: {
 }) {
   const { run, session } = props;
   const view = run.builder.view;
-  const stored = session.questions.of(run.id);
   const busy = session.active !== undefined;
-  const revisable = run.protocol !== 'cell' && stored !== undefined;
+  const revisable = run.protocol !== 'cell' && session.questions.of(run.id) !== undefined;
   return (
     <article class="run" data-run={run.id} data-status={run.status}>
       {run.protocol === 'cell' ? (
@@ -104,19 +104,6 @@ function RunBlock(props: {
       ))}
       <RunEnd run={run} />
       <RunCostLine run={run} />
-      {props.latest && revisable && run.status !== 'running' && (
-        <div class="answer-actions">
-          <button
-            type="button"
-            class="ghost small regenerate"
-            disabled={busy}
-            title={t('chat.regenerateTitle')}
-            onClick={() => void props.onRevise(run.id, undefined)}
-          >
-            ↻ {t('chat.regenerate')}
-          </button>
-        </div>
-      )}
       {props.latest && run.status === 'completed' && view.followUps?.length ? (
         <fieldset class="follow-ups" aria-label={t('chat.followUps')}>
           <span class="muted">{t('chat.followUps')}</span>
@@ -133,6 +120,32 @@ function RunBlock(props: {
         </fieldset>
       ) : null}
     </article>
+  );
+}
+
+/**
+ * Regenerate, under the last answer: outside the runs' own blocks, so a new run moving it
+ * changes nothing in the runs before (their cards are never drawn again while one streams).
+ */
+function Regenerate(props: {
+  session: ThreadSession;
+  onRevise: (runId: string, question: string | undefined) => Promise<boolean>;
+}) {
+  const run = props.session.runs.at(-1);
+  if (!run || run.protocol === 'cell' || run.status === 'running') return null;
+  if (!props.session.questions.of(run.id)) return null;
+  return (
+    <div class="answer-actions" data-run={run.id}>
+      <button
+        type="button"
+        class="ghost small regenerate"
+        disabled={props.session.active !== undefined}
+        title={t('chat.regenerateTitle')}
+        onClick={() => void props.onRevise(run.id, undefined)}
+      >
+        ↻ {t('chat.regenerate')}
+      </button>
+    </div>
   );
 }
 
