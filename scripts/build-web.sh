@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 hash=$(find web/src web/index.html web/public web/vite.config.ts web/tsconfig.json web/package.json \
   web/package-lock.json src/agent/view src/agent/events.ts src/agent/transcript/tags.ts src/sandbox/sandbox.ts \
-  src/sandbox/exec-result-schema.ts src/contract \
+  src/sandbox/exec-result-schema.ts src/contract src/client \
   -type f -print0 2>/dev/null | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
 if [ -f web/dist/.build-hash ] && [ "$(cat web/dist/.build-hash)" = "$hash" ] && [ -f web/dist/index.html ]; then
   exit 0

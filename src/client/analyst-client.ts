@@ -10,6 +10,7 @@ import {
   DeletedSchema,
   EventsPageSchema,
   listOf,
+  MessageObjectSchema,
   ModelObjectSchema,
   RunObjectSchema,
   ThreadObjectSchema,
@@ -51,12 +52,15 @@ export interface StartRunBody {
   system?: string;
   connection_ids?: string[];
   cell?: { code: string; timeout?: number };
+  /** Edit or regenerate an earlier question (its message id): see docs/spec.md#revisions. */
+  from_message_id?: string;
 }
 
 const ThreadListSchema = listOf(ThreadObjectSchema);
 const ModelListSchema = listOf(ModelObjectSchema);
 const FileListSchema = listOf(WorkspaceFileObjectSchema);
 const ConnectionListSchema = listOf(ConnectionObjectSchema);
+const MessageListSchema = listOf(MessageObjectSchema);
 const AnySchema = z.unknown();
 
 const id = encodeURIComponent;
@@ -135,6 +139,12 @@ export class AnalystClient {
       return event.success ? [event.data] : [];
     });
     return { events, hasMore: page.has_more, lastId: page.last_id };
+  }
+
+  /** The thread's messages, oldest first; `role` keeps only questions or only answers. */
+  listMessages(threadId: string, options: { role?: 'user' | 'assistant' } = {}) {
+    const query = options.role ? `?role=${options.role}` : '';
+    return this.http.json(MessageListSchema, { path: `/v1/threads/${id(threadId)}/messages${query}` });
   }
 
   /* Runs */

@@ -73,6 +73,13 @@ export const MessageObjectSchema = z.object({
   ),
   file_ids: z.array(z.string()),
   run_id: z.string().nullable(),
+  revises: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      'The earlier question this one edits or regenerates (`from_message_id` of its run); null otherwise',
+    ),
 });
 export type MessageObject = z.infer<typeof MessageObjectSchema>;
 

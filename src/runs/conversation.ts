@@ -2,6 +2,7 @@ import { questionTitle } from '../agent/prompt/instruction.ts';
 import { randomHex } from '../ids/random-hex.ts';
 import type { ChatMessage } from '../llm/model.ts';
 import type { Store } from '../store/store.ts';
+import { conversationBefore, conversationPath } from './conversation-path.ts';
 import type { StartRun } from './submit.ts';
 
 export function messageId(): string {
@@ -25,9 +26,20 @@ export function titleOf(question: string): string {
   return questionTitle(question);
 }
 
-/** The conversation the model is given: the stored one first if asked, the messages, the system prompt. */
+/**
+ * The conversation the model is given: the stored one first if asked (as revisions left it),
+ * or the one before the question being revised; the messages; the system prompt.
+ */
 export async function conversationOf(store: Store, request: StartRun): Promise<ChatMessage[]> {
-  const stored = request.continueStored ? await store.listMessages(request.thread.id) : [];
+  const { revises } = request;
+  const stored =
+    revises || request.continueStored
+      ? await store
+          .listMessages(request.thread.id)
+          .then((messages) =>
+            revises ? conversationBefore(messages, revises.id) : conversationPath(messages),
+          )
+      : [];
   const conversation = [...stored.map((m) => ({ role: m.role, content: m.content })), ...request.messages];
   if (!request.system?.trim()) return conversation;
   return [{ role: 'system', content: request.system }, ...conversation.filter((m) => m.role !== 'system')];
@@ -49,6 +61,7 @@ export async function storeQuestion(store: Store, request: StartRun, runId: stri
           content: question,
           file_ids: (request.files ?? []).map((f) => f.id),
           run_id: runId,
+          revises: request.revises?.id ?? null,
         }),
     store.touchThread(thread.id, question === undefined ? undefined : titleOf(question)),
   ]);

@@ -11,6 +11,7 @@ import { conversationOf, storeQuestion, titleOf } from './conversation.ts';
 import { LiveRun } from './live-run.ts';
 import { storedRunEvents } from './remote-run.ts';
 import { LeaseKeeper, type ReplicaOptions } from './replicas.ts';
+import { revisingMessages, revisionOf } from './revision.ts';
 import { executeRun, NO_USAGE } from './run-execution.ts';
 import type { AfterRun, RunMonitor, RunPolicy } from './run-hooks.ts';
 import {
@@ -139,6 +140,7 @@ export class RunService {
       request.threadId === undefined
         ? await threads.create(request.owner)
         : await threads.get(request.owner, request.threadId);
+    const revises = await revisionOf(this.options.store, request, thread);
     const connections = await request.connections?.(thread);
     // Claimed before anything else is awaited: of two requests on one thread, exactly one
     // passes, and a thread being deleted is refused.
@@ -147,8 +149,9 @@ export class RunService {
     const run = await this.start(
       {
         thread,
-        messages: request.messages,
+        messages: revises ? revisingMessages(request.messages, revises) : request.messages,
         continueStored: continuesStored(request),
+        revises,
         files,
         entry,
         model,

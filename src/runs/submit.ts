@@ -3,7 +3,7 @@ import type { RunConnections } from '../agent/connections.ts';
 import type { ChatMessage, GroundingMode, LanguageModel, ModelEntry } from '../llm/model.ts';
 import type { ResolvedModel } from '../llm/registry.ts';
 import type { SamplingOptions } from '../llm/sampling.ts';
-import type { FileRecord, RunRecord, ThreadRecord } from '../store/store.ts';
+import type { FileRecord, MessageRecord, RunRecord, ThreadRecord } from '../store/store.ts';
 import type { ThreadLocks } from '../threads/thread-locks.ts';
 import type { Workspace } from '../workspace/workspace.ts';
 
@@ -23,6 +23,12 @@ export interface SubmitRun {
    * sends only its new question); more are the whole conversation.
    */
   messages: ChatMessage[];
+  /**
+   * Edit or regenerate: the id of an earlier question (user message) of the thread. The model
+   * is given the thread's conversation before it, then `messages`' one question — or, with no
+   * messages, the same question again. Nothing stored is removed (docs/spec.md#revisions).
+   */
+  fromMessageId?: string;
   /** Uploaded files (the owner's) to copy into the workspace first. */
   fileIds?: readonly string[];
   /** A configured model id (default: the registry's default), or a model the caller resolved. */
@@ -104,6 +110,11 @@ export interface StartRun {
   messages: ChatMessage[];
   /** Put the thread's stored conversation before `messages` (a client that sends only its new question). */
   continueStored?: boolean;
+  /**
+   * The earlier question this one revises (edit, regenerate): the conversation stored before
+   * it goes before `messages` (instead of the whole stored one), and the new question records it.
+   */
+  revises?: MessageRecord;
   /** Uploaded files to copy into the workspace first. */
   files?: FileRecord[];
   entry: ModelEntry;

@@ -32,6 +32,7 @@ import {
   ExecBodySchema,
   McpMessageSchema,
   McpQuerySchema,
+  MessageListQuerySchema,
   ReportQuerySchema,
   RunEventsQuerySchema,
   RunRequestSchema,
@@ -141,7 +142,8 @@ export const API_ROUTES: ApiRoute[] = [
   {
     method: 'get',
     path: '/v1/threads/{id}/messages',
-    summary: 'Messages',
+    summary: 'Messages, oldest first (`role` keeps questions or answers)',
+    query: MessageListQuerySchema,
     response: listOf(MessageObjectSchema),
   },
   {
@@ -152,7 +154,8 @@ export const API_ROUTES: ApiRoute[] = [
   {
     method: 'post',
     path: '/v1/threads/{id}/runs',
-    summary: 'Start a run owned by the service (an analysis, or one cell)',
+    summary:
+      'Start a run owned by the service (an analysis, or one cell); `from_message_id` edits or regenerates an earlier question',
     body: RunRequestSchema,
     response: RunObjectSchema,
     status: 201,

@@ -47,6 +47,7 @@ export function messageOf(row: Row): MessageRecord {
     content: row.content as string,
     file_ids: JSON.parse(row.file_ids as string) as string[],
     run_id: (row.run_id as string | null) ?? null,
+    revises: (row.revises as string | null) ?? null,
     created_at: row.created_at as number,
   };
 }

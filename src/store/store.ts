@@ -37,8 +37,16 @@ export interface MessageRecord {
   content: string;
   file_ids: string[];
   run_id: string | null;
+  /**
+   * The earlier user message this question revises (an edit, or a regenerate with the same
+   * text): the model was given the conversation before that one (docs/spec.md#revisions).
+   */
+  revises: string | null;
   created_at: number;
 }
+
+/** A message to store; `revises` defaults to null. */
+export type NewMessage = Omit<MessageRecord, 'created_at' | 'revises'> & { revises?: string | null };
 
 /** A run's stored state; `interrupted` marks runs a crashed server left unfinished. */
 export type { StoredRunStatus } from '../contract/run-status.ts';
@@ -157,7 +165,7 @@ export interface Store {
     change: { title?: string | null; metadata?: Record<string, unknown>; workspace?: string },
   ): Promise<ThreadRecord | undefined>;
 
-  addMessage(record: Omit<MessageRecord, 'created_at'>): Promise<MessageRecord>;
+  addMessage(record: NewMessage): Promise<MessageRecord>;
   listMessages(threadId: string): Promise<MessageRecord[]>;
 
   /**

@@ -96,6 +96,26 @@ export function storeContract(
       assert.equal(await store.getRun(`run-${t.id.slice(7)}`), undefined);
     });
 
+    test('a message keeps the question it revises; others revise none', async () => {
+      const t = await thread('owner-a');
+      const base = { thread_id: t.id, role: 'user' as const, file_ids: [], run_id: null };
+      await store.addMessage({ ...base, id: `msg-${t.id}-q`, content: 'first' });
+      const added = await store.addMessage({
+        ...base,
+        id: `msg-${t.id}-r`,
+        content: 'again',
+        revises: `msg-${t.id}-q`,
+      });
+      assert.equal(added.revises, `msg-${t.id}-q`);
+      assert.deepEqual(
+        (await store.listMessages(t.id)).map((m) => [m.content, m.revises]),
+        [
+          ['first', null],
+          ['again', `msg-${t.id}-q`],
+        ],
+      );
+    });
+
     test('events: in order, from any sequence number, across several batches', async () => {
       const t = await thread('owner-a');
       const runId = `run-${'e'.repeat(24)}`;

@@ -50,6 +50,7 @@ export function registerRunRoutes(app: FastifyInstance, deps: AppDeps): void {
       owner: request.owner,
       threadId: request.params.id,
       messages: body.messages ? conversationOf({ ...body, messages: body.messages }) : [],
+      fromMessageId: body.from_message_id,
       fileIds: fileIdsOf({ ...body, messages: body.messages ?? [] }),
       model: body.model,
       system: body.system,

@@ -3,7 +3,12 @@ import type { MessageRecord, ThreadRecord } from '../../store/store.ts';
 import type { AppDeps } from '../deps.ts';
 import { validate } from '../validate.ts';
 import type { MessageObject, ThreadObject } from '../wire/objects.ts';
-import { CreateThreadSchema, ThreadListQuerySchema, UpdateThreadSchema } from '../wire/requests.ts';
+import {
+  CreateThreadSchema,
+  MessageListQuerySchema,
+  ThreadListQuerySchema,
+  UpdateThreadSchema,
+} from '../wire/requests.ts';
 import { eventPageOf } from './event-page-query.ts';
 import { listOf, pageOf } from './pagination.ts';
 import { runObject } from './runs.ts';
@@ -30,6 +35,7 @@ function messageObject(message: MessageRecord): MessageObject {
     content: [{ type: 'text', text: { value: message.content, annotations: [] } }],
     file_ids: message.file_ids,
     run_id: message.run_id,
+    revises: message.revises,
   };
 }
 
@@ -83,8 +89,10 @@ export function registerThreadRoutes(app: FastifyInstance, deps: AppDeps): void 
 
   app.get<ThreadParams>('/v1/threads/:id/messages', async (request) => {
     const thread = await deps.threads.get(request.owner, request.params.id);
+    const { role } = validate(MessageListQuerySchema, request.query ?? {}, 'the query');
     const messages = await deps.store.listMessages(thread.id);
-    return { object: 'list', data: messages.map(messageObject), has_more: false };
+    const kept = role ? messages.filter((m) => m.role === role) : messages;
+    return { object: 'list', data: kept.map(messageObject), has_more: false };
   });
 
   app.get<ThreadParams>('/v1/threads/:id/events', async (request, reply) => {

@@ -58,10 +58,33 @@ export const RunRequestSchema = ChatRequestSchema.omit({
       .strict()
       .optional()
       .describe("Run this one cell in the thread's sandbox as a run of its own (no model)"),
+    from_message_id: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe(
+        'Edit or regenerate: the id of an earlier question (a user message) of this thread. The model is given the conversation before it, then the one message sent (the edited question) or, with no "messages", the same question again. Nothing is deleted: the new question is stored with `revises` set; workspace files are not rolled back',
+      ),
   })
-  .refine((body) => (body.messages === undefined) !== (body.cell === undefined), {
-    message: 'send either "messages" (an analysis) or "cell" (one cell to run), not both',
-  });
+  .refine((body) => body.from_message_id === undefined || body.cell === undefined, {
+    message: '"from_message_id" revises a question; a "cell" run has none',
+    path: ['from_message_id'],
+  })
+  .refine(
+    (body) =>
+      body.from_message_id !== undefined || (body.messages === undefined) !== (body.cell === undefined),
+    { message: 'send either "messages" (an analysis) or "cell" (one cell to run), not both' },
+  );
+
+export const MessageListQuerySchema = z
+  .object({
+    role: z
+      .enum(['user', 'assistant'], { errorMap: () => ({ message: 'must be user or assistant' }) })
+      .optional()
+      .describe('Keep only questions (user) or answers (assistant)'),
+  })
+  .passthrough();
 
 export const RunEventsQuerySchema = z
   .object({ after: z.coerce.number().int().min(-1).optional().describe('Resume after this sequence number') })

@@ -8,6 +8,7 @@ import type {
   FileRecord,
   LeaseRenewal,
   MessageRecord,
+  NewMessage,
   OwnerUsage,
   Page,
   RunRecord,
@@ -229,11 +230,11 @@ export class PostgresStore implements Store {
     ]);
   }
 
-  async addMessage(record: Omit<MessageRecord, 'created_at'>): Promise<MessageRecord> {
-    const full = { ...record, created_at: this.now() };
+  async addMessage(record: NewMessage): Promise<MessageRecord> {
+    const full: MessageRecord = { ...record, revises: record.revises ?? null, created_at: this.now() };
     await this.pool.query(
-      `INSERT INTO messages (id, thread_id, role, content, file_ids, run_id, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      `INSERT INTO messages (id, thread_id, role, content, file_ids, run_id, revises, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
       [
         full.id,
         full.thread_id,
@@ -241,6 +242,7 @@ export class PostgresStore implements Store {
         full.content,
         JSON.stringify(full.file_ids),
         full.run_id,
+        full.revises,
         full.created_at,
       ],
     );

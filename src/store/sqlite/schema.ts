@@ -68,4 +68,6 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX runs_replica ON runs (replica) WHERE status = 'running';`,
   // What a run cost besides its tokens (model and cell time, peak memory), as JSON.
   'ALTER TABLE runs ADD COLUMN cost TEXT;',
+  // A question that revises an earlier one (edit and re-ask, regenerate): the one it revises.
+  'ALTER TABLE messages ADD COLUMN revises TEXT;',
 ];

@@ -8,6 +8,7 @@ import type {
   FileRecord,
   LeaseRenewal,
   MessageRecord,
+  NewMessage,
   OwnerUsage,
   Page,
   RunRecord,
@@ -183,12 +184,12 @@ export class SqliteStore implements Store {
     );
   }
 
-  async addMessage(record: Omit<MessageRecord, 'created_at'>): Promise<MessageRecord> {
-    const full = { ...record, created_at: this.now() };
+  async addMessage(record: NewMessage): Promise<MessageRecord> {
+    const full: MessageRecord = { ...record, revises: record.revises ?? null, created_at: this.now() };
     return this.writes.write(() => {
       this.statement(
-        `INSERT INTO messages (id, thread_id, role, content, file_ids, run_id, created_at, seq)
-         VALUES (@id, @thread_id, @role, @content, @file_ids, @run_id, @created_at,
+        `INSERT INTO messages (id, thread_id, role, content, file_ids, run_id, revises, created_at, seq)
+         VALUES (@id, @thread_id, @role, @content, @file_ids, @run_id, @revises, @created_at,
                  (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE thread_id = @thread_id))`,
       ).run({ ...full, file_ids: JSON.stringify(full.file_ids) });
       return full;

@@ -100,19 +100,26 @@ export function App() {
 
   const sources = useDataSources({ ensureThread, onError: report });
 
-  const onSend = async (question: string): Promise<boolean> => {
+  /** Starts a run; true once it started, else the error is shown. */
+  const startRun = async (start: () => Promise<void>): Promise<boolean> => {
     try {
-      const target = await ensureThread();
-      await target.ask(question, model, settings);
+      await start();
       announce('threads');
-      // The run's start gave the thread its title.
-      void target.refreshThread().catch(() => {});
       return true;
     } catch (error) {
       report(error);
       return false;
     }
   };
+  const onSend = (question: string) =>
+    startRun(async () => {
+      const target = await ensureThread();
+      await target.ask(question, model, settings);
+      // The run's start gave the thread its title.
+      void target.refreshThread().catch(() => {});
+    });
+  const onRevise = (runId: string, question: string | undefined) =>
+    startRun(async () => session?.revise(runId, question, model, settings));
 
   const onUpload = async (files: Array<{ file: File; folder: string }>) => {
     if (files.length === 0) return;
@@ -306,6 +313,7 @@ export function App() {
               onInspectCell={inspectCell}
               onOpenFile={openFile}
               onAsk={(question) => void onSend(question)}
+              onRevise={onRevise}
             />
           )}
           <RunningIndicator session={session} />

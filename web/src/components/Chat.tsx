@@ -4,6 +4,7 @@ import { useFollow } from '../lib/follow.ts';
 import { useSecondsSince } from '../lib/hooks.ts';
 import { sourcePlaces } from '../lib/source-places.ts';
 import type { RunState, ThreadSession } from '../state/thread-session.ts';
+import { Question } from './Question.tsx';
 import { StepCard } from './StepCard.tsx';
 
 /** The centre panel: every run's question and step cards, live, and what is happening now. */
@@ -14,6 +15,8 @@ export function Chat(props: {
   onOpenFile: (path: string) => void;
   /** Asks a question in this thread (a follow-up's click). */
   onAsk: (question: string) => void;
+  /** Asks a run's question again from where it was asked: edited, or the same (regenerate). */
+  onRevise: (runId: string, question: string | undefined) => Promise<boolean>;
 }) {
   const { session } = props;
   const language = currentLanguage();
@@ -42,6 +45,7 @@ export function Chat(props: {
             latest={i === session.runs.length - 1}
           />
         ))}
+        <Regenerate session={session} onRevise={props.onRevise} />
       </div>
       {!follow.following && (
         <button type="button" id="jump-latest" class="jump-latest" onClick={follow.jumpToLatest}>
@@ -60,20 +64,30 @@ function RunBlock(props: {
   onInspectCell: (cell: CellStep) => void;
   onOpenFile: (path: string) => void;
   onAsk: (question: string) => void;
+  onRevise: (runId: string, question: string | undefined) => Promise<boolean>;
   /** Only the thread's latest run offers follow-ups (older ones were followed up already). */
   latest: boolean;
 }) {
-  const { run } = props;
+  const { run, session } = props;
   const view = run.builder.view;
-  const question = run.protocol === 'cell' ? t('chat.rerunOf') : view.question;
+  const busy = session.active !== undefined;
+  const revisable = run.protocol !== 'cell' && session.questions.of(run.id) !== undefined;
   return (
     <article class="run" data-run={run.id} data-status={run.status}>
-      {question && (
-        <div class={`question${run.protocol === 'cell' ? ' rerun' : ''}`}>
+      {run.protocol === 'cell' ? (
+        <div class="question rerun">
           <span class="who">{t('chat.you')}</span>
-          <p>{question}</p>
+          <p>{t('chat.rerunOf')}</p>
         </div>
-      )}
+      ) : view.question ? (
+        <Question
+          text={view.question}
+          mark={session.questions.mark(run.id)}
+          editable={revisable}
+          busy={busy}
+          onRunAgain={(text) => props.onRevise(run.id, text)}
+        />
+      ) : null}
       {run.builder.steps.map((step, index) => (
         <StepCard
           // Steps are only ever appended, so the index is a stable key.
@@ -106,6 +120,32 @@ function RunBlock(props: {
         </fieldset>
       ) : null}
     </article>
+  );
+}
+
+/**
+ * Regenerate, under the last answer: outside the runs' own blocks, so a new run moving it
+ * changes nothing in the runs before (their cards are never drawn again while one streams).
+ */
+function Regenerate(props: {
+  session: ThreadSession;
+  onRevise: (runId: string, question: string | undefined) => Promise<boolean>;
+}) {
+  const run = props.session.runs.at(-1);
+  if (!run || run.protocol === 'cell' || run.status === 'running') return null;
+  if (!props.session.questions.of(run.id)) return null;
+  return (
+    <div class="answer-actions" data-run={run.id}>
+      <button
+        type="button"
+        class="ghost small regenerate"
+        disabled={props.session.active !== undefined}
+        title={t('chat.regenerateTitle')}
+        onClick={() => void props.onRevise(run.id, undefined)}
+      >
+        ↻ {t('chat.regenerate')}
+      </button>
+    </div>
   );
 }
 

@@ -4,6 +4,7 @@ import { api } from '../api/client.ts';
 import { followRun } from '../api/events.ts';
 import type { Run, Thread, ThreadSettings, WorkspaceFile } from '../api/types.ts';
 import { announce } from './changes.ts';
+import { ThreadQuestions } from './questions.ts';
 
 /** What the service writes into `reports/` after every run (src/server/services/report-service.ts). */
 const REPORT_FILES = ['reports/report.md', 'reports/report.html', 'reports/analysis.ipynb'];
@@ -35,8 +36,12 @@ export class ThreadSession {
   private readonly abort = new AbortController();
   private frame = 0;
   private syncing: Promise<void> | undefined;
+  /** The stored questions by run: what Edit and Regenerate name, and which are revisions. */
+  readonly questions: ThreadQuestions;
 
-  private constructor(public thread: Thread) {}
+  private constructor(public thread: Thread) {
+    this.questions = new ThreadQuestions(thread.id);
+  }
 
   static async open(id: string): Promise<ThreadSession> {
     const [thread, events, files] = await Promise.all([
@@ -45,6 +50,8 @@ export class ThreadSession {
       api.listFiles(id),
     ]);
     const session = new ThreadSession(thread);
+    // Without them the thread still shows; its questions only offer no Edit until a reload works.
+    await session.questions.reload().catch(() => false);
     session.files = files.data;
     const byRun = new Map<string, AgentEvent[]>();
     let current: AgentEvent[] | undefined;
@@ -100,6 +107,40 @@ export class ThreadSession {
       ...(settings.system?.trim() ? { system: settings.system } : {}),
     });
     this.track(run, question);
+    void this.refreshQuestions();
+  }
+
+  /**
+   * Runs the run's question again from where it was asked (docs/spec.md#revisions): with
+   * `question`, the edited text; without, the same text (regenerate). The earlier answer stays.
+   */
+  async revise(
+    runId: string,
+    question: string | undefined,
+    model: string | undefined,
+    settings: ThreadSettings,
+  ): Promise<void> {
+    let stored = this.questions.of(runId);
+    if (!stored) {
+      await this.questions.reload();
+      stored = this.questions.of(runId);
+    }
+    if (!stored) throw new Error(`the question of run ${runId} is not stored`);
+    const text = question ?? stored.text;
+    const run = await api.startRun(this.id, {
+      from_message_id: stored.messageId,
+      ...(question !== undefined ? { messages: [{ role: 'user', content: question }] } : {}),
+      ...(model ? { model } : {}),
+      ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
+      ...(settings.system?.trim() ? { system: settings.system } : {}),
+    });
+    this.track(run, text);
+    void this.refreshQuestions();
+  }
+
+  /** Reads the stored questions again (a run started: its question is stored by now). */
+  async refreshQuestions(): Promise<void> {
+    if (await this.questions.reload().catch(() => false)) this.changed();
   }
 
   async rerun(code: string): Promise<void> {
@@ -126,6 +167,7 @@ export class ThreadSession {
           if (this.runs.some((r) => r.id === run.id)) continue;
           this.track(run);
           void this.refreshFiles();
+          void this.refreshQuestions();
         }
         this.changed();
       } finally {
