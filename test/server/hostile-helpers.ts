@@ -191,20 +191,23 @@ export async function dbCounts(
  */
 export async function treeOf(root: string): Promise<Map<string, string>> {
   const found = new Map<string, string>();
-  const spares = new Set(
+  // Spare workspaces are made and mounted in the background at any moment: neither their
+  // images, markers nor mount holders are the work of a request. One may be made while the
+  // tree is walked, so spares are looked for again once it is.
+  const spareIds = async () =>
     (await readdir(join(root, 'workspaces')).catch(() => []))
       .map((name) => /^(ws-[0-9a-f]+)\.spare$/.exec(name)?.[1])
-      .filter((id) => id !== undefined),
-  );
+      .filter((id) => id !== undefined);
+  const spares = new Set(await spareIds());
   const walk = async (dir: string, prefix: string): Promise<void> => {
     const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
     for (const entry of entries) {
       const path = prefix + entry.name;
       if (prefix === '' && entry.name.startsWith('analyst.db')) continue;
-      if (prefix === 'workspaces/' && spares.has(entry.name.replace(/\.(img|spare)$/, ''))) continue;
       // Slots are binds of workspaces into session containers: the same files seen twice.
       if (prefix === 'run/' && entry.name === 'slots') continue;
-      const info = await lstat(join(dir, entry.name));
+      const info = await lstat(join(dir, entry.name)).catch(() => undefined);
+      if (!info) continue; // gone meanwhile (a spare's marker, a holder)
       if (info.isSymbolicLink()) found.set(path, 'symlink');
       else if (info.isDirectory()) {
         found.set(path, 'dir');
@@ -214,6 +217,11 @@ export async function treeOf(root: string): Promise<Map<string, string>> {
     }
   };
   await walk(root, '');
+  for (const id of await spareIds()) spares.add(id);
+  for (const path of found.keys()) {
+    const id = /^workspaces\/(?:\.holders\/)?(ws-[0-9a-f]+)(?:\.\w+|\/.*)?$/.exec(path)?.[1];
+    if (id !== undefined && spares.has(id)) found.delete(path);
+  }
   return found;
 }
 

@@ -45,8 +45,8 @@ export function Chat(props: {
             latest={i === session.runs.length - 1}
           />
         ))}
-        <Regenerate session={session} onRevise={props.onRevise} />
       </div>
+      <Regenerate session={session} onRevise={props.onRevise} />
       {!follow.following && (
         <button type="button" id="jump-latest" class="jump-latest" onClick={follow.jumpToLatest}>
           {t('chat.jumpToLatest')}
@@ -125,7 +125,8 @@ function RunBlock(props: {
 
 /**
  * Regenerate, under the last answer: outside the runs' own blocks, so a new run moving it
- * changes nothing in the runs before (their cards are never drawn again while one streams).
+ * changes nothing in the runs before (their cards are never drawn again while one streams),
+ * and outside their list, whose last child stays the latest run.
  */
 function Regenerate(props: {
   session: ThreadSession;
