@@ -97,5 +97,45 @@ describe('analyst chat in a pipe', () => {
       assert.ok(notebook.cells.length >= 3);
       assert.ok(!existsSync(join(cwd, 'data')), 'nothing of the server is kept beside the client');
     });
+
+    test('/retry asks the last question again, /edit replaces it; the earlier answers stay', async () => {
+      const cwd = await mkdtemp(join(root, 'revise-'));
+      const input = [
+        '/retry',
+        'How many rows have petal width (cm) of more than 2?',
+        '/retry',
+        '/edit How many rows have petal width (cm) of more than 1?',
+        '/edit',
+      ].join('\n');
+      const run = await analystPiped(['chat', IRIS, '--url', service.url], `${input}\n`, {
+        cwd,
+        env: { ANALYST_API_KEY: KEY },
+      });
+      const out = run.stdout;
+      assert.equal(run.code, 1, `a refused command makes a piped session fail\n${run.stderr}${out}`);
+      assert.match(out, /error: no question yet: ask one first/);
+      assert.match(out, /error: give the new question: \/edit QUESTION/);
+      // 23 flowers have petals wider than 2 cm, 93 wider than 1 cm: twice the first, then the edit.
+      assert.equal(out.match(/\b23 of the 150 rows have “petal width \(cm\)” > 2/g)?.length, 2, out);
+      assert.match(out, /\b93 of the 150 rows have “petal width \(cm\)” > 1\b/);
+      const thread = /new thread (thread-[0-9a-f]{24})/.exec(out)?.[1];
+      assert.ok(thread, out);
+      const response = await fetch(`${service.url}/v1/threads/${thread}/messages?role=user`, {
+        headers: { authorization: `Bearer ${KEY}` },
+      });
+      const questions = (
+        (await response.json()) as {
+          data: Array<{ id: string; content: Array<{ text: { value: string } }>; revises: string | null }>;
+        }
+      ).data;
+      assert.deepEqual(
+        questions.map((q) => [q.content[0]?.text.value, q.revises]),
+        [
+          ['How many rows have petal width (cm) of more than 2?', null],
+          ['How many rows have petal width (cm) of more than 2?', questions[0]!.id],
+          ['How many rows have petal width (cm) of more than 1?', questions[1]!.id],
+        ],
+      );
+    });
   });
 });

@@ -43,8 +43,17 @@ export interface ChatBackend {
   /** `connectionIds`: database connections the run may query (the thread remembers them). */
   startRun(
     threadId: string,
-    options: { question: string; model?: string; connectionIds?: string[] },
+    options: {
+      /** The question; left out with `fromMessageId`, the revised question is asked again. */
+      question?: string;
+      model?: string;
+      connectionIds?: string[];
+      /** Edits or regenerates this earlier question (docs/spec.md#revisions). */
+      fromMessageId?: string;
+    },
   ): Promise<{ runId: string }>;
+  /** The id of the thread's latest question, or undefined when it has none. */
+  lastQuestionId(threadId: string): Promise<string | undefined>;
   /** The run's events from after `after` to its end (stored ones, then live ones). */
   runEvents(
     threadId: string,

@@ -148,10 +148,33 @@ export const COMMANDS: Record<string, ChatCommand> = {
       return undefined;
     },
   },
+  retry: {
+    args: '',
+    help: 'ask the last question again (a new answer; the earlier one stays in the thread)',
+    async run(s) {
+      await s.ask(undefined, await lastQuestion(s));
+      return undefined;
+    },
+  },
+  edit: {
+    args: 'QUESTION',
+    help: 'replace the last question with QUESTION and ask it from where that one was asked',
+    async run(s, words) {
+      if (words.length === 0) throw new InvalidInputError('give the new question: /edit QUESTION');
+      await s.ask(words.join(' '), await lastQuestion(s));
+      return undefined;
+    },
+  },
   quit: { args: '', help: 'leave (so does Ctrl-D, or Ctrl-C twice)', run: async () => 'quit' },
 };
 
-const ALIASES: Record<string, string> = { exit: 'quit', q: 'quit', '?': 'help', thread: 'threads' };
+const ALIASES: Record<string, string> = {
+  exit: 'quit',
+  q: 'quit',
+  '?': 'help',
+  thread: 'threads',
+  regenerate: 'retry',
+};
 
 /** Runs one `/command args…` line. */
 export async function runCommand(session: ChatSession, line: string): Promise<CommandResult> {
@@ -171,6 +194,13 @@ export function helpText(): string {
     ...lines,
     'Ctrl-C stops the running analysis; Ctrl-C twice leaves. Arrow keys recall earlier lines.',
   ].join('\n');
+}
+
+/** The id of the thread's latest question, for /retry and /edit (docs/spec.md#revisions). */
+async function lastQuestion(session: ChatSession): Promise<string> {
+  const id = session.thread ? await session.backend.lastQuestionId(session.thread.id) : undefined;
+  if (!id) throw new InvalidInputError('no question yet: ask one first');
+  return id;
 }
 
 /** Files given on the command line or with /attach, uploaded into the thread's workspace. */

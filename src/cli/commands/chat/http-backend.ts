@@ -75,16 +75,23 @@ export class HttpBackend implements ChatBackend {
 
   startRun(
     threadId: string,
-    options: { question: string; model?: string; connectionIds?: string[] },
+    options: { question?: string; model?: string; connectionIds?: string[]; fromMessageId?: string },
   ): Promise<{ runId: string }> {
     return this.call(async (c) => {
       const run = await c.startRun(threadId, {
-        messages: [{ role: 'user', content: options.question }],
+        ...(options.question !== undefined
+          ? { messages: [{ role: 'user', content: options.question }] }
+          : {}),
         ...(options.model ? { model: options.model } : {}),
         ...(options.connectionIds?.length ? { connection_ids: options.connectionIds } : {}),
+        ...(options.fromMessageId ? { from_message_id: options.fromMessageId } : {}),
       });
       return { runId: run.id };
     });
+  }
+
+  lastQuestionId(threadId: string): Promise<string | undefined> {
+    return this.call(async (c) => (await c.listMessages(threadId, { role: 'user' })).data.at(-1)?.id);
   }
 
   async *runEvents(

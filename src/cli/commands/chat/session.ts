@@ -75,13 +75,17 @@ export class ChatSession {
     this.thread = undefined;
   }
 
-  /** Asks one question and streams the run to its end. */
-  async ask(question: string): Promise<RunOutcome> {
+  /**
+   * Asks one question and streams the run to its end. `revises`: the id of an earlier question
+   * this one edits, or (with no question) asks again (docs/spec.md#revisions).
+   */
+  async ask(question: string | undefined, revises?: string): Promise<RunOutcome> {
     const thread = await this.ensureThread();
     const { runId } = await this.backend.startRun(thread.id, {
-      question,
+      ...(question !== undefined ? { question } : {}),
       ...(this.model ? { model: this.model } : {}),
       ...(this.connectionIds.length ? { connectionIds: this.connectionIds } : {}),
+      ...(revises ? { fromMessageId: revises } : {}),
     });
     this.current = { runId, threadId: thread.id, cancelling: false };
     const renderer = new RunRenderer(this.out.write, {
