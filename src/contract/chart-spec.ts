@@ -11,6 +11,12 @@ export const CHART_SPEC_SUFFIXES: Readonly<Record<ChartSpecKind, string>> = {
   'vega-lite': '.vega.json',
 };
 
+/**
+ * The largest spec drawn, in the studio or for a report; the kernel writes none larger
+ * (src/sandbox/kernel/charts.py, `CHART_MAX_BYTES`).
+ */
+export const CHART_SPEC_MAX_BYTES = 10 * 1024 * 1024;
+
 /** Which chart library draws the file at `path`, or `undefined` for any other file. */
 export function chartSpecKind(path: string): ChartSpecKind | undefined {
   const name = path.toLowerCase();

@@ -3,7 +3,7 @@ import { access, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { ChartSpecKind } from '../contract/chart-spec.ts';
+import { CHART_SPEC_MAX_BYTES, type ChartSpecKind } from '../contract/chart-spec.ts';
 import { DEFAULT_CHROMIUM_PATH, headlessArgs, runChromium } from './chromium.ts';
 import { ChartImageError } from './errors/chart-image-error.ts';
 import { sniffRaster } from './images.ts';
@@ -21,8 +21,6 @@ export interface ChartImageOptions {
   librariesDir?: string;
 }
 
-/** The largest spec drawn (the kernel writes none larger: docs/spec.md#charts). */
-export const CHART_SPEC_MAX_BYTES = 10 * 1024 * 1024;
 // A PNG data URL in the dumped page is at most this large (a 1200×720 chart at 1.5× is far less).
 const DUMP_MAX_BYTES = 40 * 1024 * 1024;
 

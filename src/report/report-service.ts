@@ -1,11 +1,10 @@
 import { artifactsOf } from '../agent/events.ts';
-import { chartSpecKind } from '../contract/chart-spec.ts';
+import { CHART_SPEC_MAX_BYTES, chartSpecKind } from '../contract/chart-spec.ts';
 import type { FileLink } from '../contract/file-link.ts';
 import { abortError } from '../errors/abort.ts';
 import type { Store, ThreadRecord } from '../store/store.ts';
 import { FairPool } from '../workers/fair-pool.ts';
 import type { Workspace, WorkspaceFile } from '../workspace/workspace.ts';
-import { CHART_SPEC_MAX_BYTES } from './chart-image.ts';
 import { ChartImages, type ChartImagesOptions } from './chart-images.ts';
 import { DEFAULT_REPORT_IMAGE_BYTES } from './image-budget.ts';
 import { imageKindOf } from './images.ts';

@@ -1,12 +1,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { chartSpecKind } from '../../../src/contract/chart-spec.ts';
+import { CHART_SPEC_MAX_BYTES, chartSpecKind } from '../../../src/contract/chart-spec.ts';
 import { api } from '../api/client.ts';
 import { formatBytes, t } from '../i18n/i18n.ts';
 import { type ChartHandle, downloadName } from '../lib/charts.ts';
 import { fileUrl } from '../lib/files.ts';
-
-/** Above this a chart's spec is not drawn in the page (the kernel writes none larger: docs/spec.md#charts). */
-export const CHART_MAX_BYTES = 10 * 2 ** 20;
 
 type Draw = (element: HTMLElement, spec: unknown, name: string) => Promise<ChartHandle>;
 
@@ -24,7 +21,7 @@ function drawerFor(path: string): Promise<Draw> {
 export function ChartArtifact(props: { threadId: string; path: string; bytes: number; version: string }) {
   const ref = useRef<HTMLDivElement>(null);
   const [state, setState] = useState<'loading' | 'drawn' | { error: string }>('loading');
-  const tooLarge = props.bytes > CHART_MAX_BYTES;
+  const tooLarge = props.bytes > CHART_SPEC_MAX_BYTES;
   useEffect(() => {
     const element = ref.current;
     if (!element || tooLarge) return;
