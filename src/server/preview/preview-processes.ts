@@ -198,6 +198,11 @@ export class PreviewProcesses {
           exit.signal === 'SIGABRT'
         )
           throw unreadable(`needs more than ${memory} to read`);
+        // Node refused memory by RLIMIT_DATA does not always say so: on a loaded machine the
+        // 2,000 MiB Parquet page of test/server/preview-isolation.test.ts ends its reader with
+        // SIGSEGV and nothing on stderr. A reader in JS that crashes silently ran out of memory.
+        if ((exit.signal === 'SIGSEGV' || exit.signal === 'SIGBUS') && !exit.stderr.trim())
+          throw unreadable(`needs more than ${memory} to read (its reader ended with ${exit.signal})`);
         throw unreadable(`stopped its reader (${exit.signal ?? `exit ${exit.code}`})`);
       }
       const answer = exit.answer;
