@@ -176,6 +176,7 @@ export async function createService(
         async () => closeAcceptHandles(),
         () => runs.shutdown(),
         () => app.close(),
+        () => deps.exports.close(),
         () => sandbox.close(),
         () => workspaces.close(),
         () => store.close(),

@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads';
 interface WorkerSlot {
   worker: Worker;
   busy: boolean;
+  idle?: NodeJS.Timeout;
 }
 
 /** What a job's worker said, as its pool reads it. */
@@ -46,8 +47,18 @@ export class WorkerSlots {
       memoryMb: number;
       /** Named in errors ("the report workers are closed"). */
       name: string;
+      /**
+       * A worker idle this long ends, giving back its isolate's memory; the next job starts
+       * one anew. Default: idle workers live on.
+       */
+      idleExitMs?: number;
     },
   ) {}
+
+  /** Workers alive now, busy or idle. */
+  get alive(): number {
+    return this.slots.length;
+  }
 
   get limit(): number {
     return this.options.limit;
@@ -103,6 +114,7 @@ export class WorkerSlots {
     const idle = this.slots.find((s) => !s.busy);
     if (idle) {
       idle.busy = true;
+      clearTimeout(idle.idle);
       return Promise.resolve(idle);
     }
     if (this.slots.length < this.options.limit) {
@@ -116,6 +128,13 @@ export class WorkerSlots {
 
   private release(slot: WorkerSlot): void {
     slot.busy = false;
+    const idleExitMs = this.options.idleExitMs;
+    if (idleExitMs !== undefined) {
+      slot.idle = setTimeout(() => {
+        if (!slot.busy) this.discard(slot);
+      }, idleExitMs);
+      slot.idle.unref();
+    }
     this.waiting.shift()?.();
   }
 
@@ -128,6 +147,7 @@ export class WorkerSlots {
 
   async close(): Promise<void> {
     this.closed = true;
+    for (const slot of this.slots) clearTimeout(slot.idle);
     await Promise.all(this.slots.splice(0).map((s) => s.worker.terminate()));
   }
 

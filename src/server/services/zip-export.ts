@@ -1,9 +1,10 @@
 import { PassThrough, type Readable } from 'node:stream';
-import { ZipFile } from 'yazl';
+import { finished } from 'node:stream/promises';
 import { abortError } from '../../errors/abort.ts';
 import { FairPool, type FairPoolCounts } from '../../workers/fair-pool.ts';
 import type { Workspace, WorkspaceEntry } from '../../workspace/workspace.ts';
 import { SparseExportError } from './sparse-export-error.ts';
+import { ZipThreads } from './zip/zip-threads.ts';
 
 /** Formats already compressed: stored, not deflated again. */
 const STORED = /\.(png|jpe?g|gif|webp|zip|gz|bz2|xz|zst|7z|parquet|xlsx|xlsm|docx|pptx|pdf|mp4|mp3)$/i;
@@ -26,6 +27,8 @@ export interface WorkspaceExportOptions {
    * reading does not hold a slot of the pool for ever. Default 60 s.
    */
   stallTimeoutMs?: number;
+  /** An archive thread idle this long ends, giving its memory back. Default 30 s. */
+  threadIdleExitMs?: number;
 }
 
 /** How one archive will be made, decided from the listing before any byte is read. */
@@ -81,12 +84,25 @@ export class WorkspaceExports {
   /** Bytes read from workspace files by exports, in all (for tests and status). */
   bytesRead = 0;
 
+  private readonly threads: ZipThreads;
+
   constructor(private readonly options: WorkspaceExportOptions = {}) {
     this.pool = new FairPool(options.slots ?? 2);
+    this.threads = new ZipThreads({ threads: options.slots ?? 2, idleExitMs: options.threadIdleExitMs });
   }
 
   counts(): FairPoolCounts {
     return this.pool.counts();
+  }
+
+  /** Archive threads started so far, and alive now (for tests and status). */
+  threadCounts(): { started: number; alive: number } {
+    return { started: this.threads.slots.started, alive: this.threads.slots.alive };
+  }
+
+  /** Ends the archive threads (a running export fails). */
+  close(): Promise<void> {
+    return this.threads.close();
   }
 
   /**
@@ -98,36 +114,28 @@ export class WorkspaceExports {
     return new Promise((resolve, reject) => {
       this.pool
         .run(owner, abortSignal, async () => {
-          const stream = await this.archive(workspace, abortSignal);
+          const { stream, made } = await this.archive(workspace, abortSignal);
           resolve(stream);
-          await new Promise((closed) => {
-            if (stream.closed || stream.destroyed) closed(undefined);
-            else stream.once('close', closed);
-          });
+          // The slot is held until the client has the archive and its thread is free again.
+          await Promise.all([made, finished(stream).catch(() => {})]);
         })
         .catch(reject);
     });
   }
 
-  private async archive(workspace: Workspace, abortSignal: AbortSignal | undefined): Promise<Readable> {
+  private async archive(
+    workspace: Workspace,
+    abortSignal: AbortSignal | undefined,
+  ): Promise<{ stream: Readable; made: Promise<void> }> {
     const entries = await workspace.list({ limit: this.options.maxFiles ?? 100_000, maxDepth: 32 });
     if (abortSignal?.aborted) throw abortError('the export was cancelled: its client left');
     const plan = planExport(entries, this.options.sparseAllowanceBytes ?? 64 * MiB);
-    const zip = new ZipFile();
     const out = new PassThrough();
-    // yazl reports a file that could not be opened, or whose size changed, on the ZipFile.
-    zip.on('error', (error: Error) => out.destroy(error));
-    let reading: Readable | undefined;
-    const stop = () => {
-      reading?.destroy();
-      (zip.outputStream as PassThrough).destroy();
-      out.destroy();
-    };
+    const stop = () => out.destroy();
     abortSignal?.addEventListener('abort', stop, { once: true });
+    // Progress is a chunk the client took (not a 'data' listener, which would make `out`
+    // flow before the response reads it).
     let progressed = true;
-    out.on('data', () => {
-      progressed = true;
-    });
     const stallMs = this.options.stallTimeoutMs ?? 60_000;
     const watch = setInterval(() => {
       if (!progressed) out.destroy(new Error(`the export's client took nothing for ${stallMs / 1000} s`));
@@ -137,46 +145,24 @@ export class WorkspaceExports {
     out.once('close', () => {
       clearInterval(watch);
       abortSignal?.removeEventListener('abort', stop);
-      stop();
     });
-    for (const entry of plan.files) {
-      // `size`: a file that shrank meanwhile fails the archive (the client sees a cut download)
-      // rather than a silently wrong entry; one that grew is read only up to its listed size.
-      zip.addReadStreamLazy(
-        entry.path,
-        {
-          mtime: entry.modifiedAt,
-          mode: 0o100644,
-          // Deflate's fastest level: the server's CPU is shared with every other request, a
-          // download's bytes are not (docs/performance.md#export-deflate-level).
-          compressionLevel: entry.compress ? 1 : 0,
-          size: entry.bytes,
-        },
-        (callback) => {
-          workspace.open(entry.path).then(
-            (file) => {
-              if (out.destroyed) {
-                void file.close();
-                return;
-              }
-              const stream = file.stream({ start: 0, end: entry.bytes });
-              stream.on('data', (chunk: Buffer) => {
-                this.bytesRead += chunk.length;
-              });
-              // yazl pipes the stream without listening for its errors: an unread file ends the archive.
-              stream.on('error', (error) => out.destroy(error));
-              reading = stream;
-              callback(null, stream);
-            },
-            (error: Error) => callback(error, undefined as unknown as Readable),
-          );
-        },
-      );
-    }
-    zip.end();
-    zip.outputStream.on('error', (error) => out.destroy(error));
-    zip.outputStream.pipe(out);
-    return out;
+    const made = this.threads.archive({
+      entries: plan.files.map((entry) => ({
+        path: entry.path,
+        mtimeMs: entry.modifiedAt.getTime(),
+        compress: entry.compress,
+        size: entry.bytes,
+      })),
+      open: (index) => workspace.open(plan.files[index]!.path),
+      out,
+      onRead: (bytes) => {
+        this.bytesRead += bytes;
+      },
+      onTaken: () => {
+        progressed = true;
+      },
+    });
+    return { stream: out, made };
   }
 }
 
