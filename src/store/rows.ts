@@ -1,11 +1,13 @@
 import type { AgentEvent, RunCost } from '../contract/events.ts';
 import type {
   FileRecord,
+  LeaseRenewal,
   MessageRecord,
   RunRecord,
   StoredEvent,
   StoredRunStatus,
   ThreadRecord,
+  ThreadStats,
 } from './store.ts';
 
 /** A database row, as both stores read it (JSON columns as text, times as epoch ms). */
@@ -71,4 +73,44 @@ export function eventOf(row: Row): AgentEvent {
 
 export function storedEventOf(row: Row): StoredEvent {
   return { seq: row.seq as number, event: eventOf(row) };
+}
+
+/** A run as `createRun` stores it: running, nothing used, no outcome yet. */
+export function newRunOf(
+  record: Pick<RunRecord, 'id' | 'thread_id' | 'model' | 'protocol'>,
+  createdAt: number,
+): RunRecord {
+  return {
+    ...record,
+    status: 'running',
+    reason: null,
+    usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+    cost: null,
+    answer: null,
+    created_at: createdAt,
+    finished_at: null,
+  };
+}
+
+/** A `LIKE … ESCAPE '\'` pattern for titles containing `query` (its wildcards taken literally), or null for none. */
+export function containsPattern(query: string | undefined): string | null {
+  return query ? `%${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+}
+
+/** Rows of (id, cancel_requested) whose leases were renewed. */
+export function leaseRenewalOf(rows: Row[]): LeaseRenewal {
+  return {
+    held: rows.map((r) => r.id as string),
+    cancelRequested: rows.filter((r) => r.cancel_requested).map((r) => r.id as string),
+  };
+}
+
+/** Rows of (thread_id, id) of running runs, as thread id → run id. */
+export function runningRunsOf(rows: Row[]): Map<string, string> {
+  return new Map(rows.map((r) => [r.thread_id as string, r.id as string]));
+}
+
+/** Rows of (status, n), as the run counts of ThreadStats. */
+export function runCountsOf(rows: Row[]): ThreadStats['runs'] {
+  return Object.fromEntries(rows.map((r) => [r.status as string, r.n as number]));
 }

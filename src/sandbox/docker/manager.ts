@@ -1,15 +1,11 @@
-import { tmpdir, totalmem } from 'node:os';
-import { join } from 'node:path';
 import type Docker from 'dockerode';
-import type { QuietTime } from '../../background/quiet-time.ts';
-import { InvalidInputError, isAnalystError } from '../../errors/index.ts';
+import { InvalidInputError } from '../../errors/index.ts';
 import { randomHex } from '../../ids/random-hex.ts';
-import type { Workspace, WorkspaceStore } from '../../workspace/workspace.ts';
+import type { WorkspaceStore } from '../../workspace/workspace.ts';
 import { prepareInjectedInput } from '../data-injection.ts';
 import { SandboxBusyError } from '../errors/sandbox-busy-error.ts';
 import { SandboxUnavailableError } from '../errors/sandbox-unavailable-error.ts';
 import { hostResult } from '../exec-result.ts';
-import { kernelSource } from '../kernel-source.ts';
 import {
   DEFAULT_LIMITS,
   resolveMaxOutputBytes,
@@ -29,81 +25,22 @@ import type {
   TaskPool,
   TaskPoolOptions,
 } from '../sandbox.ts';
-import { CpuAssigner } from './cpu-assigner.ts';
+import { ContainerStarter } from './container-starter.ts';
 import { type DockerEndpoint, resolveDockerEndpoint } from './endpoint.ts';
-import {
-  dockerClient,
-  isConnectionError,
-  sandboxImage,
-  scrubHostPaths,
-  statusCodeOf,
-  unavailableFromError,
-} from './engine.ts';
-import { EngineCheck } from './engine-check.ts';
-import {
-  type ContainerKind,
-  containerLabels,
-  containerName,
-  currentProcessIdentity,
-  type ProcessIdentity,
-} from './labels.ts';
+import { dockerClient, sandboxImage } from './engine.ts';
+import { currentProcessIdentity, type ProcessIdentity } from './labels.ts';
+import { type DockerSandboxOptions, type ManagerTimings, managerTimings } from './manager-options.ts';
 import { reapContainers } from './reaper.ts';
 import { RemovalQueue } from './removal-queue.ts';
 import { runOnContainer } from './run-on-container.ts';
-import { SandboxContainer } from './sandbox-container.ts';
+import type { SandboxContainer } from './sandbox-container.ts';
 import { SessionContainers } from './session-containers.ts';
 import { DockerTaskPool } from './task-pool.ts';
+import { unavailableResult } from './unavailable-result.ts';
 import { WarmPool } from './warm-pool.ts';
-import { WorkspaceSlots } from './workspace-slots.ts';
 
-export interface DockerSandboxOptions {
-  /** Default: PYTHON_SANDBOX_IMAGE, else `analyst-sandbox:latest`. */
-  image?: string;
-  /** Default: discovered per docs/spec.md#sandbox-engine. */
-  endpoint?: DockerEndpoint;
-  /** An engine client; default: dockerode on the endpoint's socket. */
-  docker?: Docker;
-  limits?: Partial<SandboxLimits>;
-  /**
-   * Where allocateWorkspace() and the session pool make workspaces. Without one, sessions
-   * run on the workspaces they are given and the session pool stays empty.
-   */
-  workspaces?: WorkspaceStore;
-  /** Where session containers' kernel sockets are made (briefly). Default: <tmpdir>/analyst-run. */
-  runtimeDir?: string;
-  /** Warm containers kept ready. Default 0 of each (the server and CLI turn them on). */
-  pool?: { session?: number; ephemeral?: number };
-  /** A stateless session container unused this long is given back. Default 2 min. */
-  sessionIdleMs?: number;
-  /** A session container that kept variables (stateful) is given back after this long unused. Default 30 min. */
-  idleTtlMs?: number;
-  /** Session containers alive at once, in total. Default: ¾ of the host's memory at 256 MiB each. */
-  maxSessions?: number;
-  /** How long a cell waits for room under the caps before SandboxBusyError. Default 5 s. */
-  capacityWaitMs?: number;
-  /** Lease written on session and pool containers; they are replaced before it ends. Default 6 h. */
-  leaseMs?: number;
-  /** How often idle sessions are removed and leftovers reaped; 0 turns it off. Default 60 s. */
-  reapIntervalMs?: number;
-  /** How long a new container may take to have a warm kernel. Default 60 s. */
-  startupTimeoutMs?: number;
-  /** Clock in ms since the epoch; injected by tests. */
-  now?: () => number;
-  /** Called with background failures (pool refills, reaping). */
-  onError?: (error: unknown) => void;
-  /**
-   * When the server runs nothing a user waits for: warm containers are started and pooled
-   * containers renamed then (issue 32). Without it a refill starts a fixed delay after a take.
-   */
-  quiet?: QuietTime;
-  /**
-   * Why session cells cannot run on this host (e.g. no safe workspaces without root): each
-   * one is `unavailable` with this reason. One-shot cells, which mount nothing, still run.
-   */
-  sessionsUnavailable?: string;
-}
+export type { DockerSandboxOptions } from './manager-options.ts';
 
-const LEASE_MARGIN_MS = 10 * 60_000;
 const MAX_TASK_WORKERS = 32;
 
 /** The Docker-backed SandboxManager. Create it with `createDockerSandbox`. */
@@ -113,8 +50,9 @@ export class DockerSandboxManager implements SandboxManager {
   readonly limits: SandboxLimits;
   private readonly docker: Docker;
   private readonly identity: ProcessIdentity;
+  private readonly timings: ManagerTimings;
+  private readonly containers: ContainerStarter;
   private readonly sessions: SessionContainers;
-  private slotsOpened: Promise<WorkspaceSlots | undefined> | undefined;
   private readonly ephemeral = new Set<SandboxContainer>();
   private readonly taskPools = new Set<DockerTaskPool>();
   /**
@@ -130,16 +68,11 @@ export class DockerSandboxManager implements SandboxManager {
   private readonly ephemeralPool: WarmPool;
   private readonly now: () => number;
   private readonly onError: (error: unknown) => void;
-  private readonly engineCheck: EngineCheck;
-  private cpus: CpuAssigner | undefined;
   private timer: NodeJS.Timeout | undefined;
   /** Resolves when the pools are first full (or their containers could not be made). */
   private warmUp: Promise<void> | undefined;
   private warmedUp = false;
-  /** Containers being started now (status: what shares the CPU with cells). */
-  private starting = 0;
   private idleTimer: NodeJS.Timeout | undefined;
-  private closed = false;
 
   constructor(private readonly options: DockerSandboxOptions = {}) {
     this.image = options.image ?? sandboxImage();
@@ -148,9 +81,20 @@ export class DockerSandboxManager implements SandboxManager {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.now = options.now ?? Date.now;
     this.onError = options.onError ?? (() => {});
-    this.engineCheck = new EngineCheck(this.docker, this.endpoint, this.image, this.now);
     this.identity = currentProcessIdentity(`${process.pid}-${randomHex(6)}`);
-    const maxAgeMs = this.leaseMs - LEASE_MARGIN_MS;
+    this.timings = managerTimings(options);
+    this.containers = new ContainerStarter({
+      docker: this.docker,
+      endpoint: this.endpoint,
+      image: this.image,
+      identity: this.identity,
+      limits: this.limits,
+      leaseMs: this.timings.leaseMs,
+      runtimeDir: this.timings.runtimeDir,
+      startupTimeoutMs: this.timings.startupTimeoutMs,
+      now: this.now,
+    });
+    const { maxAgeMs } = this.timings;
     // Warm session containers have an empty slot at /workspace: any thread's workspace is
     // attached when one is taken (hosts that cannot mount have no slots and no session pool).
     this.sessionPool = new WarmPool({
@@ -160,32 +104,24 @@ export class DockerSandboxManager implements SandboxManager {
       onError: this.onError,
       retire: (container) => this.retireIdle(container),
       create: async () => {
-        if (!(await this.slots())) throw new SandboxUnavailableError('no workspace slots on this host');
-        return this.startContainer('pool-session', 'pool', undefined, { slot: true });
+        if (!(await this.containers.slots()))
+          throw new SandboxUnavailableError('no workspace slots on this host');
+        return this.containers.start('pool-session', 'pool', undefined, { slot: true });
       },
       quiet: options.quiet,
       refillDelayMs: 250,
     });
-    // A container's memory limit is a ceiling, not its use (an idle one holds far less,
-    // docs/performance.md#container-rename): three quarters of the host's memory at 256 MiB each.
-    const memoryShare = Math.floor((totalmem() * 0.75) / (256 * 1024 ** 2));
     this.sessions = new SessionContainers({
-      limits: {
-        idleMs: options.sessionIdleMs ?? 2 * 60_000,
-        statefulIdleMs: options.idleTtlMs ?? 30 * 60_000,
-        maxSessions: options.maxSessions ?? Math.max(4, memoryShare),
-        capacityWaitMs: options.capacityWaitMs ?? 5000,
-        maxAgeMs,
-      },
+      limits: this.timings.sessions,
       now: this.now,
       takeWarm: () => this.sessionPool.take(),
       start: async (sessionId, workspace) =>
         workspace
-          ? this.startContainer('session', sessionId, workspace)
-          : this.startContainer('session', sessionId, undefined, { slot: true }),
+          ? this.containers.start('session', sessionId, workspace)
+          : this.containers.start('session', sessionId, undefined, { slot: true }),
       retire: (container) => this.retire(container),
       giveBack: (container) => this.retireIdle(container),
-      slots: () => this.slots(),
+      slots: () => this.containers.slots(),
     });
     this.ephemeralPool = new WarmPool({
       size: options.pool?.ephemeral ?? 0,
@@ -193,7 +129,7 @@ export class DockerSandboxManager implements SandboxManager {
       now: this.now,
       onError: this.onError,
       retire: (container) => this.retireIdle(container),
-      create: () => this.startContainer('pool-ephemeral', 'pool'),
+      create: () => this.containers.start('pool-ephemeral', 'pool'),
       quiet: options.quiet,
     });
   }
@@ -208,10 +144,6 @@ export class DockerSandboxManager implements SandboxManager {
     return this.identity.instance;
   }
 
-  private get leaseMs(): number {
-    return this.options.leaseMs ?? 6 * 3600_000;
-  }
-
   /**
    * Reaps leftovers of crashed processes, fills the pools and starts the periodic sweep.
    * `status().warming` is true until the pools are full (or their containers could not be
@@ -220,12 +152,9 @@ export class DockerSandboxManager implements SandboxManager {
    */
   async start(): Promise<void> {
     // A killed server's slots hold workspaces mounted: freed now, not when a session first needs a slot.
-    if (this.options.workspaces)
-      await WorkspaceSlots.removeLeftovers(join(this.runtimeDir, 'slots'), this.identity.instance).catch(
-        this.onError,
-      );
+    if (this.options.workspaces) await this.containers.removeLeftoverSlots().catch(this.onError);
     try {
-      await this.engine();
+      await this.containers.engine();
       await this.reap();
       this.warmUp = Promise.all([this.sessionPool.fill(), this.ephemeralPool.fill()]).then(() => {
         this.warmedUp = true;
@@ -233,7 +162,7 @@ export class DockerSandboxManager implements SandboxManager {
     } catch (error) {
       this.onError(error); // No engine yet: cells will say so; the sweep retries.
     }
-    const interval = this.options.reapIntervalMs ?? 60_000;
+    const interval = this.timings.reapIntervalMs;
     if (interval > 0) {
       this.timer = setInterval(() => void this.sweep().catch(this.onError), interval);
       this.timer.unref();
@@ -255,7 +184,7 @@ export class DockerSandboxManager implements SandboxManager {
         container = await this.sessions.acquire(session);
       } catch (error) {
         if (error instanceof SandboxBusyError) throw error;
-        return this.unavailable(error);
+        return unavailableResult(error, this.endpoint);
       }
       const stateful = ref.stateful ?? false;
       if (stateful) session.statefulUsed = true;
@@ -289,10 +218,10 @@ export class DockerSandboxManager implements SandboxManager {
     let container: SandboxContainer;
     try {
       container =
-        this.ephemeralPool.take() ?? (await this.startContainer('ephemeral', `call-${randomHex(6)}`));
+        this.ephemeralPool.take() ?? (await this.containers.start('ephemeral', `call-${randomHex(6)}`));
     } catch (error) {
       return {
-        ...this.unavailable(error),
+        ...unavailableResult(error, this.endpoint),
         source_query_ids: sourceQueryIds,
         input_complete: input?.complete ?? true,
       };
@@ -326,11 +255,12 @@ export class DockerSandboxManager implements SandboxManager {
     const pool: DockerTaskPool = new DockerTaskPool({
       workers,
       limits: this.limits,
-      start: () => this.startContainer('task', owner, undefined, { preloadModules: options.preloadModules }),
+      start: () =>
+        this.containers.start('task', owner, undefined, { preloadModules: options.preloadModules }),
       retire: (container) => this.retire(container),
-      maxAgeMs: this.leaseMs - LEASE_MARGIN_MS,
+      maxAgeMs: this.timings.maxAgeMs,
       now: this.now,
-      unavailable: (error) => this.unavailable(error),
+      unavailable: (error) => unavailableResult(error, this.endpoint),
       onClose: () => this.taskPools.delete(pool),
     });
     this.taskPools.add(pool);
@@ -361,7 +291,7 @@ export class DockerSandboxManager implements SandboxManager {
     let available = true;
     let message: string | undefined;
     try {
-      await this.engine();
+      await this.containers.engine();
     } catch (error) {
       available = false;
       message = (error as Error).message;
@@ -375,7 +305,7 @@ export class DockerSandboxManager implements SandboxManager {
       pool: { session: this.sessionPool.readyCount, ephemeral: this.ephemeralPool.readyCount },
       removing: this.removals.length,
       warming: this.warmUp !== undefined && !this.warmedUp,
-      starting: this.starting,
+      starting: this.containers.starting,
     };
   }
 
@@ -389,7 +319,7 @@ export class DockerSandboxManager implements SandboxManager {
   }
 
   async close(): Promise<void> {
-    this.closed = true;
+    this.containers.refuseStarts();
     if (this.timer) clearInterval(this.timer);
     if (this.idleTimer) clearInterval(this.idleTimer);
     await Promise.all([
@@ -400,7 +330,7 @@ export class DockerSandboxManager implements SandboxManager {
       ...[...this.taskPools].map((p) => p.close()),
     ]);
     await this.removals.flush();
-    await (await this.slotsOpened)?.close();
+    await this.containers.closeSlots();
   }
 
   /** Removes a container now, in the background; close() waits for it. */
@@ -415,21 +345,12 @@ export class DockerSandboxManager implements SandboxManager {
   private retireIdle(container: SandboxContainer): void {
     const slot = container.slot;
     if (slot && container.workspace) {
-      void this.slots()
+      void this.containers
+        .slots()
         .then((slots) => slots?.detach(slot))
         .catch(this.onError);
     }
     this.removals.add(container);
-  }
-
-  /** The slots warm session containers take workspaces in, or undefined where the host cannot mount. */
-  private slots(): Promise<WorkspaceSlots | undefined> {
-    this.slotsOpened ??= WorkspaceSlots.open(join(this.runtimeDir, 'slots', this.identity.instance));
-    return this.slotsOpened;
-  }
-
-  private get runtimeDir(): string {
-    return this.options.runtimeDir ?? join(tmpdir(), 'analyst-run');
   }
 
   private workspaceStore(): WorkspaceStore {
@@ -444,89 +365,8 @@ export class DockerSandboxManager implements SandboxManager {
     this.sessions.sweep();
     this.sessionPool.retireOld();
     this.ephemeralPool.retireOld();
-    await this.engine();
+    await this.containers.engine();
     await this.reap();
-  }
-
-  private async startContainer(
-    kind: ContainerKind,
-    owner: string,
-    workspace?: Workspace,
-    extra: { preloadModules?: readonly string[]; slot?: boolean } = {},
-  ): Promise<SandboxContainer> {
-    this.starting += 1;
-    try {
-      return await this.startContainerNow(kind, owner, workspace, extra);
-    } finally {
-      this.starting -= 1;
-    }
-  }
-
-  private async startContainerNow(
-    kind: ContainerKind,
-    owner: string,
-    workspace: Workspace | undefined,
-    extra: { preloadModules?: readonly string[]; slot?: boolean },
-  ): Promise<SandboxContainer> {
-    if (this.closed) throw new SandboxUnavailableError('the sandbox manager is closed');
-    await workspace?.ready();
-    const slots = extra.slot ? await this.slots() : undefined;
-    if (extra.slot && !slots) throw new SandboxUnavailableError('no workspace slots on this host');
-    const { cpuCount } = await this.engine();
-    this.cpus ??= new CpuAssigner(cpuCount);
-    const cpu = this.limits.cpus <= 1 ? this.cpus.acquire() : undefined;
-    const leaseMs =
-      kind === 'ephemeral' ? this.limits.defaultTimeoutMs + this.limits.hostGraceMs + 120_000 : this.leaseMs;
-    const name = containerName(kind, owner);
-    const slot = slots ? await slots.create(name) : undefined;
-    const onRemove = async () => {
-      cpu?.release();
-      if (slot) await slots!.remove(slot);
-    };
-    try {
-      return await SandboxContainer.start(this.docker, {
-        kind,
-        image: this.image,
-        name,
-        // Session and task containers talk over a socket (faster); ephemeral ones mount nothing at all.
-        channelDir:
-          workspace === undefined && slot === undefined && kind !== 'task'
-            ? undefined
-            : join(this.runtimeDir, name),
-        preloadModules: extra.preloadModules,
-        kernelSource: kernelSource().source,
-        limits: this.limits,
-        labels: containerLabels(this.identity, kind, owner, new Date(this.now() + leaseMs)),
-        workspace: workspace?.mount(),
-        workspaceRef: workspace,
-        workspaceSlot: slot,
-        cpuset: cpu?.cpuset,
-        onRemove,
-        startupTimeoutMs: this.options.startupTimeoutMs ?? 60_000,
-        now: this.now,
-      });
-    } catch (error) {
-      await onRemove();
-      if (isConnectionError(error) || statusCodeOf(error) === 404) {
-        // The engine went away or the image was removed since the last check: say which.
-        this.engineCheck.reset();
-        await this.engine();
-      }
-      throw error;
-    }
-  }
-
-  private engine(): Promise<{ cpuCount: number }> {
-    return this.engineCheck.check();
-  }
-
-  private unavailable(error: unknown): ExecResult {
-    if (error instanceof SandboxUnavailableError) return hostResult('unavailable', error.message);
-    if (isAnalystError(error)) throw error;
-    if (isConnectionError(error))
-      return hostResult('unavailable', unavailableFromError(error, this.endpoint).message);
-    const message = scrubHostPaths((error as Error).message, [this.endpoint.socketPath]);
-    return hostResult('unavailable', `the sandbox could not be started: ${message}`);
   }
 }
 
