@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readlink, rm, truncate } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, readlink, rm, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -33,6 +33,18 @@ async function openUnder(dir: string): Promise<number> {
     if (target.startsWith(`${dir}/`)) count += 1;
   }
   return count;
+}
+
+/** The nice value of each of this process's threads, by thread id. */
+async function threadNiceness(): Promise<Map<number, number>> {
+  const nice = new Map<number, number>();
+  for (const tid of await readdir('/proc/self/task')) {
+    const stat = await readFile(`/proc/self/task/${tid}/stat`, 'utf8').catch(() => '');
+    // Fields after the command's closing parenthesis; nice is field 19 of stat(5).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (fields.length > 16) nice.set(Number(tid), Number(fields[16]));
+  }
+  return nice;
 }
 
 describe('ZIP exports on worker threads', () => {

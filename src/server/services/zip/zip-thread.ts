@@ -1,11 +1,24 @@
 import { createReadStream, type ReadStream } from 'node:fs';
+import { setPriority } from 'node:os';
 import { Readable } from 'node:stream';
 import { parentPort } from 'node:worker_threads';
+import zlib from 'node:zlib';
 import { ZipFile } from 'yazl';
+import { SyncDeflateRaw } from './sync-deflate.ts';
 import { type FromZipThread, type ToZipThread, ZIP_CHUNKS_IN_FLIGHT, type ZipEntry } from './zip-protocol.ts';
 
 if (!parentPort) throw new Error('zip-thread.ts runs as a worker thread');
 const port = parentPort;
+
+// Background work: on Linux a priority set from a thread is that thread's alone, so the
+// server's thread keeps the CPU it needs to answer while archives are made.
+setPriority(10);
+// yazl deflates with `new zlib.DeflateRaw`; this isolate's zlib (its own module instance)
+// deflates on this thread instead of the shared libuv pool (see SyncDeflateRaw).
+(zlib as unknown as { DeflateRaw: unknown }).DeflateRaw = SyncDeflateRaw;
+
+/** Bytes read from a file at a time: deflated as one piece. */
+const READ_CHUNK_BYTES = 256 * 1024;
 
 /**
  * One export at a time: the archive's deflate, its CRC-32s and its buffers live on this thread,
@@ -48,7 +61,13 @@ class Export {
               return callback(null, Readable.from([]));
             }
             // The server's thread owns the descriptor: this stream never closes it.
-            const stream = createReadStream('', { fd, start: 0, end: entry.size - 1, autoClose: false });
+            const stream = createReadStream('', {
+              fd,
+              start: 0,
+              end: entry.size - 1,
+              autoClose: false,
+              highWaterMark: READ_CHUNK_BYTES,
+            });
             this.reading.add(stream);
             stream.on('data', (chunk) => {
               this.read += chunk.length;
