@@ -92,6 +92,10 @@ describe('ZIP exports on worker threads', () => {
     // Deflated: the text shrank; the random bytes and the PNG did not grow beyond their size.
     assert.ok(archive.length < 3 * MiB + 100_000 + 1_000_000, `${archive.length} bytes`);
     assert.equal(exports.threadCounts().started, 1);
+    // The archive thread runs at background priority; the process's own thread does not.
+    const nice = await threadNiceness();
+    assert.equal(nice.get(process.pid), 0);
+    assert.ok([...nice.values()].includes(10), `threads' nice values: ${[...nice.values()]}`);
     assert.equal(
       exports.bytesRead,
       Object.values(files).reduce((n, d) => n + Buffer.from(d).length, 0),
