@@ -274,7 +274,8 @@ export async function attackSoak(durationMs: number): Promise<AttackSoakResult> 
     // Settled again once the idle archive threads have ended (their isolates are memory the
     // rounds took and give back after `threadIdleExitMs`).
     const idleBy = Date.now() + 45_000;
-    while (exports.threadCounts().alive > 0 && Date.now() < idleBy) await new Promise((r) => setTimeout(r, 500));
+    while (exports.threadCounts().alive > 0 && Date.now() < idleBy)
+      await new Promise((r) => setTimeout(r, 500));
     collectGarbage();
     await new Promise((r) => setTimeout(r, 2000));
     const rssSettled = process.memoryUsage().rss;

@@ -14,14 +14,18 @@ export interface FairPoolCounts {
 
 /**
  * At most `size` jobs at once, shared fairly between keys: each key has its own queue and a
- * freed slot goes to the next key in turn (round robin), so one key's queue delays another
- * key's job by at most one job of its own, however many it sent. A job whose signal aborts
- * leaves its queue at once, and a running job is handed the signal to stop its work.
+ * freed slot goes to the waiting key served least recently (a key never served first of all;
+ * ties in the order the keys began to wait), so one key's queue delays another key's job by
+ * at most the one job of its own that is running, however many it sent. A job whose signal
+ * aborts leaves its queue at once, and a running job is handed the signal to stop its work.
  */
 export class FairPool {
   private readonly queues = new Map<string, Waiter[]>();
-  /** Keys with waiting jobs, in the order they are served. */
+  /** Keys with waiting jobs, in the order they began to wait. */
   private readonly turn: string[] = [];
+  /** When each key last had a job started (a count of starts); forgotten when the pool is idle. */
+  private readonly served = new Map<string, number>();
+  private starts = 0;
   private running = 0;
   private mostAtOnce = 0;
 
@@ -49,7 +53,7 @@ export class FairPool {
   private take(key: string, signal: AbortSignal | undefined): Promise<void> {
     if (signal?.aborted) return Promise.reject(abortError('the request was cancelled before its turn'));
     if (this.running < this.size && this.turn.length === 0) {
-      this.started();
+      this.started(key);
       return Promise.resolve();
     }
     return new Promise((resolve, reject) => {
@@ -61,7 +65,7 @@ export class FairPool {
         key,
         start: () => {
           signal?.removeEventListener('abort', onAbort);
-          this.started();
+          this.started(key);
           resolve();
         },
       };
@@ -75,21 +79,26 @@ export class FairPool {
     });
   }
 
-  private started(): void {
+  private started(key: string): void {
+    this.served.set(key, ++this.starts);
     this.running++;
     this.mostAtOnce = Math.max(this.mostAtOnce, this.running);
   }
 
   private next(): void {
     while (this.running < this.size && this.turn.length > 0) {
-      const key = this.turn.shift() as string;
+      let at = 0;
+      for (let i = 1; i < this.turn.length; i++) {
+        if ((this.served.get(this.turn[i]!) ?? 0) < (this.served.get(this.turn[at]!) ?? 0)) at = i;
+      }
+      const key = this.turn.splice(at, 1)[0] as string;
       const queue = this.queues.get(key) ?? [];
       const waiter = queue.shift();
-      // The key goes to the back of the line if it has more to run.
       if (queue.length > 0) this.turn.push(key);
       else this.queues.delete(key);
       waiter?.start();
     }
+    if (this.running === 0 && this.turn.length === 0) this.served.clear();
   }
 
   private remove(waiter: Waiter): void {

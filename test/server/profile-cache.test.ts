@@ -33,16 +33,16 @@ describe('the profile cache', () => {
   test('an unchanged file is profiled once; a changed one again', async () => {
     await write('a.csv', 'n\n1\n2\n');
     const started = previews.processesStarted;
-    const first = await previews.profile(workspace, 'a.csv', {});
+    const first = await previews.profile(workspace, 'a.csv', {}, { owner: 'key-a' });
     assert.equal(first.columns[0]!.mean, 1.5);
     assert.equal(previews.processesStarted, started + 1);
-    assert.deepEqual(await previews.profile(workspace, 'a.csv', {}), first);
+    assert.deepEqual(await previews.profile(workspace, 'a.csv', {}, { owner: 'key-a' }), first);
     assert.equal(previews.processesStarted, started + 1, 'the kept profile, no process');
 
     // Same size, new time: another version of the file.
     await write('a.csv', 'n\n3\n4\n');
     await utimes(join(dir, 'workspace', 'a.csv'), new Date(), new Date(Date.now() + 5000));
-    const changed = await previews.profile(workspace, 'a.csv', {});
+    const changed = await previews.profile(workspace, 'a.csv', {}, { owner: 'key-a' });
     assert.equal(changed.columns[0]!.mean, 3.5);
     assert.equal(previews.processesStarted, started + 2);
   });
@@ -56,8 +56,8 @@ describe('the profile cache', () => {
       }),
     );
     const started = previews.processesStarted;
-    const one = await previews.profile(workspace, 'book.xlsx', { sheet: 'One' });
-    const two = await previews.profile(workspace, 'book.xlsx', { sheet: 'Two' });
+    const one = await previews.profile(workspace, 'book.xlsx', { sheet: 'One' }, { owner: 'key-a' });
+    const two = await previews.profile(workspace, 'book.xlsx', { sheet: 'Two' }, { owner: 'key-a' });
     assert.deepEqual([one.columns[0]!.name, one.columns[0]!.mean], ['x', 1.5]);
     assert.deepEqual([two.columns[0]!.name, two.columns[0]!.mean], ['y', 20]);
     assert.equal(previews.processesStarted, started + 2);
@@ -67,15 +67,15 @@ describe('the profile cache', () => {
     await write('p.csv', 'v\n1\n');
     await write('q.csv', 'v\n2\n');
     await write('r.csv', 'v\n3\n');
-    await previews.profile(workspace, 'p.csv', {});
-    await previews.profile(workspace, 'q.csv', {});
-    await previews.profile(workspace, 'p.csv', {}); // p is now the most recently used
+    await previews.profile(workspace, 'p.csv', {}, { owner: 'key-a' });
+    await previews.profile(workspace, 'q.csv', {}, { owner: 'key-a' });
+    await previews.profile(workspace, 'p.csv', {}, { owner: 'key-a' }); // p is now the most recently used
     const started = previews.processesStarted;
-    await previews.profile(workspace, 'r.csv', {}); // pushes out q, not p
+    await previews.profile(workspace, 'r.csv', {}, { owner: 'key-a' }); // pushes out q, not p
     assert.equal(previews.processesStarted, started + 1);
-    await previews.profile(workspace, 'p.csv', {});
+    await previews.profile(workspace, 'p.csv', {}, { owner: 'key-a' });
     assert.equal(previews.processesStarted, started + 1, 'p was kept');
-    await previews.profile(workspace, 'q.csv', {});
+    await previews.profile(workspace, 'q.csv', {}, { owner: 'key-a' });
     assert.equal(previews.processesStarted, started + 2, 'q was computed again');
   });
 });

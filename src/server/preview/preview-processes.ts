@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { abortError } from '../../errors/abort.ts';
 import { InvalidInputError } from '../../errors/index.ts';
+import { FairPool, type FairPoolCounts } from '../../workers/fair-pool.ts';
 import type { ReadAnswer } from './answer-reading.ts';
 import type { FromLauncher, LaunchSettings, ToLauncher } from './launcher-protocol.ts';
 import type { PreviewJob } from './preview-job.ts';
@@ -15,7 +16,7 @@ export interface PreviewProcessOptions {
   memoryBytes?: number;
   /** One job's time from its start; its CPU limit is this plus 3 s (for starting). Default 15 s. */
   timeoutMs?: number;
-  /** Processes at once (jobs beyond wait their turn). Default 2. */
+  /** Processes at once (jobs beyond wait their turn, fairly by key). Default 2. */
   processes?: number;
   /** Largest answer read back. Default 32 MiB. */
   maxAnswerBytes?: number;
@@ -34,6 +35,15 @@ export interface PreviewProcessOptions {
 
 const CHILD = fileURLToPath(new URL('./preview-child.mjs', import.meta.url));
 const LAUNCHER = new URL('./launcher-thread.mjs', import.meta.url);
+
+/**
+ * Whose job it is, and its client's hang-up: processes are shared fairly by key, so one key's
+ * queue delays another key's job by at most one job (`FairPool`).
+ */
+export interface JobTurn {
+  owner: string;
+  abortSignal?: AbortSignal;
+}
 
 /** A job's answer: its page as JSON bytes to send as they are, and what the server keeps. */
 export type JobAnswer = Extract<ReadAnswer, { ok: true }>;
@@ -64,12 +74,13 @@ interface Launch {
  * started by a launcher thread (`launcher-thread.ts`), which keeps one spare ready.
  */
 export class PreviewProcesses {
-  private readonly waiting: Array<{ start: () => void; fail: (e: Error) => void }> = [];
+  private readonly pool: FairPool;
+  /** Aborted at close: jobs waiting for their turn leave the queue. */
+  private readonly closing = new AbortController();
   private readonly launches = new Map<number, Launch>();
   private readonly jobs = new Set<Promise<unknown>>();
   private launcher: Worker | undefined;
   private nextId = 0;
-  private active = 0;
   private closed = false;
   private scratch: Promise<string> | undefined;
   /** Processes started in all (for tests and status). */
@@ -81,7 +92,13 @@ export class PreviewProcesses {
   };
 
   constructor(private readonly options: PreviewProcessOptions = {}) {
+    this.pool = new FairPool(options.processes ?? 2);
     process.once('exit', this.onExit);
+  }
+
+  /** Jobs running, waiting, and the most that ran at once (for tests and status). */
+  counts(): FairPoolCounts {
+    return this.pool.counts();
   }
 
   /**
@@ -90,62 +107,36 @@ export class PreviewProcesses {
    */
   async run(
     job: Omit<PreviewJob, 'scratchDir'>,
-    abortSignal?: AbortSignal,
+    turn: JobTurn,
     keep?: (scratchDir: string) => Promise<void>,
   ): Promise<JobAnswer> {
-    await this.acquire(abortSignal);
-    const running = this.runJob(job, abortSignal, keep);
-    this.jobs.add(running);
-    try {
-      return await running;
-    } finally {
-      this.jobs.delete(running);
-      this.release();
-    }
+    if (this.closed) throw new Error('the preview processes are closed');
+    const waiting = turn.abortSignal
+      ? AbortSignal.any([turn.abortSignal, this.closing.signal])
+      : this.closing.signal;
+    return this.pool.run(turn.owner, waiting, async () => {
+      if (this.closed) throw new Error('the preview processes are closed');
+      const running = this.runJob(job, turn.abortSignal, keep);
+      this.jobs.add(running);
+      try {
+        return await running;
+      } finally {
+        this.jobs.delete(running);
+      }
+    });
   }
 
   /** Stops every process and waiting job, and removes every job's directory. */
   async close(): Promise<void> {
     this.closed = true;
     process.off('exit', this.onExit);
-    for (const waiter of this.waiting.splice(0)) waiter.fail(new Error('the preview processes are closed'));
+    this.closing.abort();
     for (const launch of this.launches.values()) this.kill(launch);
     await Promise.allSettled([...this.jobs]);
     this.launcher?.postMessage({ type: 'close' } satisfies ToLauncher);
     this.launcher = undefined;
     const root = await this.scratch?.catch(() => undefined);
     if (root) await rm(root, { recursive: true, force: true });
-  }
-
-  private acquire(abortSignal?: AbortSignal): Promise<void> {
-    if (this.closed) return Promise.reject(new Error('the preview processes are closed'));
-    if (abortSignal?.aborted) return Promise.reject(abortError('the client hung up'));
-    if (this.active < (this.options.processes ?? 2)) {
-      this.active++;
-      return Promise.resolve();
-    }
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        const at = this.waiting.indexOf(waiter);
-        if (at !== -1) this.waiting.splice(at, 1);
-        reject(abortError('the client hung up'));
-      };
-      const waiter = {
-        start: () => {
-          abortSignal?.removeEventListener('abort', onAbort);
-          this.active++;
-          resolve();
-        },
-        fail: reject,
-      };
-      abortSignal?.addEventListener('abort', onAbort, { once: true });
-      this.waiting.push(waiter);
-    });
-  }
-
-  private release(): void {
-    this.active--;
-    this.waiting.shift()?.start();
   }
 
   private async runJob(

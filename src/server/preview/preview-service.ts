@@ -12,7 +12,7 @@ import {
   tableQueryOf,
 } from './preview.ts';
 import { type PreviewJob, TABLE_CSV } from './preview-job.ts';
-import { PreviewProcesses, type PreviewProcessOptions } from './preview-processes.ts';
+import { type JobTurn, PreviewProcesses, type PreviewProcessOptions } from './preview-processes.ts';
 import type { RowIndex } from './row-index.ts';
 
 /** Row indexes kept (one per file version, most recently used first out last). */
@@ -57,7 +57,7 @@ export class PreviewService {
     workspace: Workspace,
     path: string,
     query: PreviewQuery,
-    abortSignal?: AbortSignal,
+    turn: JobTurn,
   ): Promise<Uint8Array[]> {
     const file = await workspace.open(path);
     try {
@@ -95,7 +95,7 @@ export class PreviewService {
         ...(index ? { index } : {}),
         ...(tableQuery ? { query: tableQuery } : {}),
       };
-      const answer = await this.processes.run(job, abortSignal);
+      const answer = await this.processes.run(job, turn);
       if (answer.index) this.keepIndex(key, answer.index);
       else if (index) this.keepIndex(key, index);
       const queryable = QUERYABLE_FORMATS.has(format) && answer.summary.kind === 'table';
@@ -113,7 +113,7 @@ export class PreviewService {
     workspace: Workspace,
     path: string,
     query: { sheet?: string; table?: string },
-    abortSignal?: AbortSignal,
+    turn: JobTurn,
   ): Promise<Profile> {
     const file = await workspace.open(path);
     try {
@@ -145,7 +145,7 @@ export class PreviewService {
           ...(query.table !== undefined ? { table: query.table } : {}),
           ...(this.indexes.has(version) ? { index: this.indexes.get(version)! } : {}),
         },
-        abortSignal,
+        turn,
       );
       if (!answer.profile) throw new Error('a profile process gave no profile');
       const page = answer.summary;
@@ -174,7 +174,7 @@ export class PreviewService {
     workspace: Workspace,
     path: string,
     query: TableCsvQuery,
-    options: { maxRows: number; abortSignal?: AbortSignal },
+    options: { maxRows: number } & JobTurn,
   ): Promise<{ file: FileHandle; rows: number; totalRows: number; path: string }> {
     const file = await workspace.open(path);
     try {
@@ -201,7 +201,7 @@ export class PreviewService {
           limit: options.maxRows,
           ...(tableQuery ? { query: tableQuery } : {}),
         },
-        options.abortSignal,
+        options,
         async (scratchDir) => {
           handle = await open(join(scratchDir, TABLE_CSV), 'r');
         },

@@ -32,7 +32,10 @@ export function registerPreviewRoutes(app: FastifyInstance, deps: AppDeps): void
     const workspace = await deps.threads.workspace(thread);
     // A client that hangs up stops its preview's process (and frees its place in the queue).
     const hangUp = abortOnHangUp(reply.raw);
-    const parts = await previews.preview(workspace, request.params['*'], query, hangUp.signal);
+    const parts = await previews.preview(workspace, request.params['*'], query, {
+      owner: thread.owner,
+      abortSignal: hangUp.signal,
+    });
     const bytes = parts.reduce((sum, part) => sum + part.byteLength, 0);
     return reply
       .type('application/json; charset=utf-8')
@@ -46,7 +49,10 @@ export function registerPreviewRoutes(app: FastifyInstance, deps: AppDeps): void
     const thread = await deps.threads.get(request.owner, request.params.id);
     const workspace = await deps.threads.workspace(thread);
     const hangUp = abortOnHangUp(reply.raw);
-    const profile = await previews.profile(workspace, request.params['*'], query, hangUp.signal);
+    const profile = await previews.profile(workspace, request.params['*'], query, {
+      owner: thread.owner,
+      abortSignal: hangUp.signal,
+    });
     return reply.header('cache-control', 'no-store').send(profile);
   });
   /**
@@ -61,6 +67,7 @@ export function registerPreviewRoutes(app: FastifyInstance, deps: AppDeps): void
     const hangUp = abortOnHangUp(reply.raw);
     const table = await previews.csv(workspace, request.params['*'], query, {
       maxRows: MAX_CSV_ROWS,
+      owner: thread.owner,
       abortSignal: hangUp.signal,
     });
     const name = `${(table.path.split('/').pop() ?? 'table').replace(/\.[^.]*$/, '')}.csv`;
