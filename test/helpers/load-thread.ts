@@ -17,6 +17,9 @@ export interface LoadResult {
 
 const LOADER = `
 const { parentPort, workerData } = require('node:worker_threads');
+// This thread's own priority (per thread on Linux): reading the answers is the client's work,
+// which a remote client does on its own machine, not the server's.
+require('node:os').setPriority(19);
 const { base, requests, durationMs, headers } = workerData;
 const until = Date.now() + durationMs;
 const results = requests.map((r) => ({ path: r.path, answers: 0, statuses: {}, bodyBytes: [] }));
@@ -42,9 +45,9 @@ Promise.all(loops).then(() => parentPort.postMessage(results));
 `;
 
 /**
- * Sends `requests` from a thread of its own for `durationMs` (then lets the last ones finish),
- * so that reading big answers costs the server's event loop nothing when the server runs in
- * the test's process, as a remote client would not.
+ * Sends `requests` from a thread of its own, at the lowest CPU priority, for `durationMs`
+ * (then lets the last ones finish), so that reading big answers costs the server's event loop
+ * and CPU as little as it would a remote client's, when the server runs in the test's process.
  */
 export function loadFromThread(
   base: string,
