@@ -1,15 +1,19 @@
 import assert from 'node:assert/strict';
-import { mkdir, open } from 'node:fs/promises';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ownerOf } from '../../src/server/auth.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { assertHealthWithinBound, healthDuring } from '../helpers/health-during.ts';
 import { type LoadRequest, type LoadResult, loadFromThread } from '../helpers/load-thread.ts';
-import { rawMcpSession } from '../mcp/helpers.ts';
-import { startTestServer, type TestServer } from './helpers.ts';
-import { offlineThread, postJson, rawRequest, threadExec, upload } from './hostile-helpers.ts';
-import { duplicateSharedStringsXlsx, loopingSqlite, parquetBomb } from './hostile-preview-files.ts';
+import {
+  type Attacker,
+  type AttackServer,
+  type AttackThreads,
+  KEYS,
+  MiB,
+  startAttackServer,
+  TREES,
+} from './health-attack-setups.ts';
+import type { TestServer } from './helpers.ts';
+import { rawRequest } from './hostile-helpers.ts';
 
 /**
  * Issue 29 (bounded host work): "`/health` answers in under 100 ms throughout every attack
@@ -20,28 +24,9 @@ import { duplicateSharedStringsXlsx, loopingSqlite, parquetBomb } from './hostil
  * ran (its answers are the fix's) and what /health did meanwhile.
  */
 
-const MiB = 1024 * 1024;
-const GiB = 1024 * MiB;
-/** A key per attack: the stored-bytes quota below is per key, and each attack has its own. */
-const KEYS = {
-  previews: 'health-key-previews-0001',
-  mcp: 'health-key-mcp-000000002',
-  events: 'health-key-events-000003',
-  reportsA: 'health-key-reports-a-004',
-  reportsB: 'health-key-reports-b-005',
-  uploads: 'health-key-uploads-00006',
-  exports: 'health-key-exports-00007',
-  trees: 'health-key-trees-0000008',
-};
-type Attacker = keyof typeof KEYS;
-const TREES = 4;
-
 let server: TestServer;
-const threads = {} as Record<
-  'previews' | 'mcp' | 'events' | 'reportsA' | 'reportsB' | 'exports' | 'trees',
-  string
->;
-let mcpSession: Awaited<ReturnType<typeof rawMcpSession>>;
+let threads: AttackThreads;
+let mcpSession: AttackServer['mcpSession'];
 let eventPages: string[];
 
 const auth = (who: Attacker) => ({ authorization: `Bearer ${KEYS[who]}` });
@@ -63,153 +48,8 @@ const summary = (results: LoadResult[]) => {
   return { statuses: statusesOf(results), ...(errors.length > 0 ? { errors } : {}) };
 };
 
-async function newThread(who: Attacker): Promise<string> {
-  const created = await postJson(server, '/v1/threads', {}, KEYS[who]);
-  assert.equal(created.status, 201, created.text);
-  return created.json().id as string;
-}
-
-/** A file written straight into a thread's workspace, as a cell would (sparse when asked). */
-async function place(
-  who: Attacker,
-  thread: string,
-  name: string,
-  head: string | Uint8Array,
-  apparentBytes?: number,
-) {
-  const { threads: service } = server.service.deps;
-  const owner = ownerOf(`Bearer ${KEYS[who]}`, server.service.deps.config.keys);
-  const workspace = await service.workspace(await service.get(owner, thread));
-  await workspace.ready();
-  // Kept mounted while written: an idle workspace's filesystem may be taken off its mount point.
-  await workspace.keepMounted(async () => {
-    const root = workspace.mount().path;
-    const parts = name.split('/');
-    if (parts.length > 1) await mkdir(join(root, ...parts.slice(0, -1)), { recursive: true });
-    const handle = await open(join(root, name), 'w');
-    try {
-      await handle.write(typeof head === 'string' ? Buffer.from(head) : head);
-      if (apparentBytes !== undefined) await handle.truncate(apparentBytes);
-    } finally {
-      await handle.close();
-    }
-  });
-}
-
-async function uploadTo(who: Attacker, thread: string, filename: string, content: Uint8Array): Promise<void> {
-  const response = await upload(
-    server,
-    `/v1/threads/${thread}/files`,
-    { filename, content: Buffer.from(content) },
-    KEYS[who],
-  );
-  assert.equal(response.status, 200, response.text);
-}
-
-/** The hostile preview files, and a first preview (it starts the preview launcher, once per server). */
-async function setUpPreviews(): Promise<void> {
-  threads.previews = await newThread('previews');
-  await uploadTo('previews', threads.previews, 'loop.sqlite', await loopingSqlite());
-  await uploadTo('previews', threads.previews, 'bomb.parquet', parquetBomb());
-  await uploadTo('previews', threads.previews, 'dup.xlsx', duplicateSharedStringsXlsx());
-  // Text first (a head of NUL bytes is said to be binary at once), then a sparse tail to scan.
-  for (let i = 0; i < 10; i++)
-    await place('previews', threads.previews, `sparse-${i}.csv`, `a,b\n${'1,2\n'.repeat(4096)}`, GiB);
-  await place('previews', threads.previews, 'warm.csv', 'a\n1\n');
-  const warm = await rawRequest(server, { path: previewPath('warm.csv'), key: KEYS.previews });
-  assert.equal(warm.status, 200, warm.text);
-}
-
-/** A 16 MiB file of \x01 bytes and an MCP session on its thread. */
-async function setUpMcp(): Promise<void> {
-  threads.mcp = await newThread('mcp');
-  await uploadTo('mcp', threads.mcp, 'ctl16.txt', Buffer.alloc(16 * MiB, 1));
-  mcpSession = await rawMcpSession(server.url, KEYS.mcp, threads.mcp);
-}
-
-/** 8 MB of big events stored as runs store them (events-pages.test.ts), and the URL of each page. */
-async function setUpEvents(): Promise<void> {
-  threads.events = await newThread('events');
-  const { store } = server.service.deps;
-  for (let r = 0; r < 4; r += 1) {
-    const runId = `run-${String(r + 5).repeat(24)}`;
-    await store.createRun({ id: runId, thread_id: threads.events, model: 'offline', protocol: 'offline' });
-    const events = Array.from({ length: 400 }, (_, seq) => ({
-      seq,
-      event: { type: 'text-delta' as const, round: 1, text: `${r}.${seq} ${'\u0001"z'.repeat(1700)}` },
-    }));
-    for (let at = 0; at < events.length; at += 100)
-      await store.appendEvents(runId, events.slice(at, at + 100));
-    await store.finishRun(runId, {
-      status: 'completed',
-      reason: null,
-      usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
-      answer: null,
-    });
-  }
-  eventPages = [];
-  let path = `/v1/threads/${threads.events}/events`;
-  for (;;) {
-    eventPages.push(path);
-    const page = await rawRequest(server, { path, key: KEYS.events });
-    assert.equal(page.status, 200, page.text.slice(0, 300));
-    const { has_more, last_id } = page.json() as { has_more: boolean; last_id: string };
-    if (!has_more) break;
-    path = `/v1/threads/${threads.events}/events?after=${encodeURIComponent(last_id)}`;
-  }
-  assert.ok(eventPages.length >= 3, `${eventPages.length} pages of events`);
-}
-
-/** 50 sparse 1 GiB files in a workspace (export-bounds.test.ts). */
-async function setUpExports(): Promise<void> {
-  threads.exports = await newThread('exports');
-  for (let i = 0; i < 50; i++)
-    await place('exports', threads.exports, `holes/h${String(i).padStart(2, '0')}.bin`, 'x', GiB);
-  await place('exports', threads.exports, 'notes.txt', 'kept\n');
-}
-
-/** Trees 1,100 levels deep, made by a cell (workspace-trees.test.ts). */
-async function setUpTrees(): Promise<void> {
-  threads.trees = await offlineThread(server, KEYS.trees);
-  const made = await threadExec(
-    server,
-    threads.trees,
-    [
-      'import os',
-      `for t in range(${TREES}):`,
-      '    os.chdir("/workspace")',
-      '    os.mkdir(f"deep{t}")',
-      '    os.chdir(f"deep{t}")',
-      '    for i in range(1100):',
-      '        os.mkdir("level")',
-      '        open(b"\\xff\\xfe-" + str(i).encode() + b".bin", "wb").write(b"x" * 10)',
-      '        os.chdir("level")',
-      'print("made")',
-    ].join('\n'),
-    { key: KEYS.trees },
-  );
-  assert.match(made.output, /made/, JSON.stringify(made).slice(0, 500));
-}
-
 before(async () => {
-  server = await startTestServer({
-    env: {
-      ANALYST_API_KEYS: Object.values(KEYS).join(','),
-      ANALYST_LIMIT_STORED_BYTES: String(100 * MiB),
-      ANALYST_LIMIT_REQUESTS_PER_MINUTE: '0',
-    },
-  });
-  await Promise.all([
-    setUpPreviews(),
-    setUpMcp(),
-    setUpEvents(),
-    setUpExports(),
-    setUpTrees(),
-    (async () => {
-      threads.reportsA = await offlineThread(server, KEYS.reportsA);
-      threads.reportsB = await offlineThread(server, KEYS.reportsB);
-    })(),
-  ]);
+  ({ server, threads, mcpSession, eventPages } = await startAttackServer());
 });
 after(async () => {
   // Keep-alive connections of the load threads' hung-up requests would hold the process.
