@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -78,4 +79,42 @@ export async function call(
     onprogress: options.onprogress,
     resetTimeoutOnProgress: true,
   })) as CallToolResult;
+}
+
+/** An MCP session over plain fetch: requests return their raw bodies (JSON or one SSE event). */
+export async function rawMcpSession(url: string, key: string, threadId: string) {
+  const endpoint = `${url}/mcp?thread_id=${threadId}`;
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${key}`,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+  };
+  const post = async (body: unknown): Promise<{ bytes: Buffer; session: string | null }> => {
+    const response = await fetch(endpoint, { method: 'POST', headers, body: JSON.stringify(body) });
+    const bytes = Buffer.from(await response.arrayBuffer());
+    assert.ok(response.status < 300, `${response.status} ${bytes.toString().slice(0, 300)}`);
+    return { bytes, session: response.headers.get('mcp-session-id') };
+  };
+  const init = await post({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  });
+  assert.ok(init.session, 'a session id');
+  headers['mcp-session-id'] = init.session;
+  headers['mcp-protocol-version'] = '2025-03-26';
+  await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  return {
+    /** The session's endpoint and headers, for requests sent from elsewhere (a load thread). */
+    endpoint,
+    headers,
+    request: async (id: number, method: string, params: unknown): Promise<Buffer> =>
+      (await post({ jsonrpc: '2.0', id, method, params })).bytes,
+    parse(body: Buffer): unknown {
+      const text = body.toString();
+      const data = text.startsWith('{') ? text : /^data: (.*)$/m.exec(text)?.[1];
+      return JSON.parse(data ?? 'null');
+    },
+  };
 }

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { MAX_RESOURCE_BYTES } from '../../src/mcp/resources.ts';
 import { healthProbe, idleHealthMs } from '../helpers/streamed-upload.ts';
 import { startTestServer, type TestServer } from '../server/helpers.ts';
-import { httpClient, KEY_A } from './helpers.ts';
+import { httpClient, KEY_A, rawMcpSession } from './helpers.ts';
 
 const MIB = 1024 * 1024;
 
@@ -91,38 +91,3 @@ describe('MCP resource reads are bounded whatever the file holds', () => {
     assert.ok(Math.max(...latencies) - idleMs < 1000, `/health took ${Math.max(...latencies)} ms`);
   });
 });
-
-/** An MCP session over plain fetch: requests return their raw bodies (JSON or one SSE event). */
-async function rawMcpSession(url: string, key: string, threadId: string) {
-  const endpoint = `${url}/mcp?thread_id=${threadId}`;
-  const headers: Record<string, string> = {
-    authorization: `Bearer ${key}`,
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-  };
-  const post = async (body: unknown): Promise<{ bytes: Buffer; session: string | null }> => {
-    const response = await fetch(endpoint, { method: 'POST', headers, body: JSON.stringify(body) });
-    const bytes = Buffer.from(await response.arrayBuffer());
-    assert.ok(response.status < 300, `${response.status} ${bytes.toString().slice(0, 300)}`);
-    return { bytes, session: response.headers.get('mcp-session-id') };
-  };
-  const init = await post({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-  });
-  assert.ok(init.session, 'a session id');
-  headers['mcp-session-id'] = init.session;
-  headers['mcp-protocol-version'] = '2025-03-26';
-  await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
-  return {
-    request: async (id: number, method: string, params: unknown): Promise<Buffer> =>
-      (await post({ jsonrpc: '2.0', id, method, params })).bytes,
-    parse(body: Buffer): unknown {
-      const text = body.toString();
-      const data = text.startsWith('{') ? text : /^data: (.*)$/m.exec(text)?.[1];
-      return JSON.parse(data ?? 'null');
-    },
-  };
-}
