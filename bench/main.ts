@@ -17,6 +17,7 @@ const suites: Record<string, () => Promise<void>> = {
   'soak-attacks': async () => (await import('./soak-attacks.ts')).runAttackSoakBench(),
   data: async () => (await import('./data.ts')).runDataBench(),
   'new-thread': async () => (await import('./new-thread.ts')).runNewThreadBench(),
+  'health-attacks': async () => (await import('./health-attacks.ts')).runHealthAttacksBench(),
 };
 
 const name = process.argv[2];

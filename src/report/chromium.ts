@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { setSessionNiceness } from '../workers/session-niceness.ts';
 
 export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
 
@@ -56,6 +57,8 @@ export function runChromium(chromium: string, args: string[], options: ChromiumR
       stdio: ['ignore', keep > 0 ? 'pipe' : 'ignore', 'pipe'],
       env,
     });
+    // Printing is background work: its session must not take the CPU from the server's thread.
+    if (child.pid !== undefined) setSessionNiceness(child.pid, 10);
     let stderr = '';
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (text: string) => {

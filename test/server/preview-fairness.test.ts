@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -33,6 +34,19 @@ describe('preview processes are shared fairly by key', () => {
 
   const query = { offset: 0, limit: 10 };
 
+  /** The autogroup line (`/autogroup-N nice K`) of every preview process on the machine. */
+  const previewGroups = async (): Promise<string[]> => {
+    const groups: string[] = [];
+    for (const pid of await readdir('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+      if (!cmdline.includes('preview-child')) continue;
+      const group = await readFile(`/proc/${pid}/autogroup`, 'utf8').catch(() => '');
+      if (group) groups.push(group.trim());
+    }
+    return groups;
+  };
+
   test("key B's preview waits for at most one of key A's, however many A queued", async () => {
     const finished: string[] = [];
     const aJobs = Array.from({ length: 4 }, (_, i) =>
@@ -43,6 +57,13 @@ describe('preview processes are shared fairly by key', () => {
     );
     // A's first job is running and three wait when B asks.
     await new Promise((r) => setTimeout(r, 200));
+    // Each process leads its own session, weighed as background work against the server
+    // (on kernels that schedule sessions as groups).
+    if (existsSync('/proc/self/autogroup')) {
+      const groups = await previewGroups();
+      assert.ok(groups.length >= 1, 'a preview process is running');
+      for (const group of groups) assert.match(group, /nice 10$/);
+    }
     const b = previews.preview(workspace, 'small.csv', query, { owner: 'key-b' }).then((parts) => {
       finished.push('b');
       return JSON.parse(Buffer.concat(parts).toString()) as { rows: unknown[][] };

@@ -9,6 +9,8 @@ export interface LaunchSettings {
   env: NodeJS.ProcessEnv;
   /** Largest answer kept; a longer one is cut and marked. */
   maxAnswerBytes: number;
+  /** The nice value of each process's session (its scheduling group), as for its processes. */
+  niceness: number;
 }
 
 export type ToLauncher = { type: 'run'; id: number; job: string } | { type: 'close' };

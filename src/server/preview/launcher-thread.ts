@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { parentPort, workerData } from 'node:worker_threads';
+import { setSessionNiceness } from '../../workers/session-niceness.ts';
 import { readAnswer } from './answer-reading.ts';
 import type { FromLauncher, LaunchSettings, ToLauncher } from './launcher-protocol.ts';
 
@@ -22,6 +23,7 @@ function start(): ChildProcess {
     stdio: ['pipe', 'pipe', 'pipe'],
     env: settings.env,
   });
+  if (child.pid !== undefined) setSessionNiceness(child.pid, settings.niceness);
   child.on('error', () => {});
   child.stdin!.on('error', () => {});
   return child;

@@ -237,6 +237,7 @@ export class PreviewProcesses {
       ],
       env: childEnvironment(),
       maxAnswerBytes: this.options.maxAnswerBytes ?? 32 * 1024 * 1024,
+      niceness: this.options.niceness ?? 10,
     };
     const launcher = new Worker(LAUNCHER, { workerData: settings, stdout: false, stderr: false });
     launcher.unref();
