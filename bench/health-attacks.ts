@@ -43,6 +43,7 @@ export async function runHealthAttacksBench(): Promise<void> {
       p95_under_100_ms: figures.filter((f) => f.attackP95 < 100).length,
       max_under_100_ms: figures.filter((f) => f.max < 100).length,
       test_exit_code: code,
+      failed: lines.flatMap((line) => /^\s*not ok \d+ - (.*)$/.exec(line)?.slice(1) ?? []),
     }),
   );
 }

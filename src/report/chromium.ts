@@ -45,8 +45,11 @@ export function runChromium(chromium: string, args: string[], options: ChromiumR
       reject(options.fail(`${options.task} was cancelled`));
       return;
     }
+    // Not the server's preloaded allocator (scripts/allocator.sh): Chromium brings its own,
+    // and under jemalloc its GPU process fails to start and the browser aborts.
+    const { LD_PRELOAD: _preload, MALLOC_CONF: _malloc, ...inherited } = process.env;
     const env = {
-      ...process.env,
+      ...inherited,
       HOME: options.dir,
       XDG_CONFIG_HOME: options.dir,
       XDG_CACHE_HOME: options.dir,

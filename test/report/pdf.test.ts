@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +7,8 @@ import { after, before, describe, test } from 'node:test';
 import { isAnalystError } from '../../src/errors/index.ts';
 import { PdfRenderError, PdfUnavailableError, renderHtmlReport, renderPdf } from '../../src/report/index.ts';
 import { salesFiles, salesRecord } from './fixtures.ts';
+
+const JEMALLOC = '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2';
 
 describe('PDF through headless Chromium', () => {
   let root: string;
@@ -29,6 +32,28 @@ describe('PDF through headless Chromium', () => {
     assert.equal(pdf.subarray(0, 5).toString('latin1'), '%PDF-');
     assert.ok(pdf.length > 1000, `a real document, got ${pdf.length} bytes`);
     assert.deepEqual(await readdir(tempDir), []);
+  });
+
+  test('prints under the allocator `npm start` preloads (Chromium does not inherit it)', {
+    skip: existsSync(JEMALLOC) ? false : 'no libjemalloc2 here (scripts/setup.sh installs it)',
+  }, async () => {
+    const saved = { LD_PRELOAD: process.env.LD_PRELOAD, MALLOC_CONF: process.env.MALLOC_CONF };
+    // As scripts/allocator.sh sets them for the server; inherited, Chromium aborted.
+    process.env.LD_PRELOAD = JEMALLOC;
+    process.env.MALLOC_CONF = 'background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0';
+    try {
+      const html = await renderHtmlReport(salesRecord(), salesFiles());
+      const pdf = await renderPdf(html, {
+        tempDir: await mkdtemp(join(root, 'preloaded-')),
+        timeoutMs: 90_000,
+      });
+      assert.equal(pdf.subarray(0, 5).toString('latin1'), '%PDF-');
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
   });
 
   test('no Chromium at the given path: a 501 error that says to install it', async () => {
