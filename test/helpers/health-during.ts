@@ -60,16 +60,3 @@ export function assertHealthWithinBound(health: HealthFigures): void {
       `bound ${health.bound} ms (idle p95 ${health.idleP95} ms)`,
   );
 }
-
-/**
- * Asserts `/health` was never held for seconds while the attack ran: the findings blocked it
- * 1.1–22.7 s. For attacks whose p95 on a loaded 2-core machine is the machine's, not the
- * server's thread's (profiles in docs/performance.md#health-every-attack); their p95 and max
- * are measured by `npm run bench -- health-attacks`.
- */
-export function assertNeverBlocked(health: HealthFigures, maxMs = 2000): void {
-  assert.ok(
-    health.max < maxMs,
-    `${health.attack}: /health took ${health.max} ms once (p95 ${health.attackP95} ms): the server was blocked`,
-  );
-}

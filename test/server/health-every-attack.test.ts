@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { eventually } from '../helpers/eventually.ts';
-import { assertHealthWithinBound, assertNeverBlocked, healthDuring } from '../helpers/health-during.ts';
+import { assertHealthWithinBound, healthDuring } from '../helpers/health-during.ts';
 import { type LoadRequest, type LoadResult, loadFromThread } from '../helpers/load-thread.ts';
 import {
   type Attacker,
@@ -21,10 +21,8 @@ import { rawRequest } from './hostile-helpers.ts';
  * idle and then while the finding's attack runs as the red team ran it, and its p95 is held
  * to the bound of health-under-attack.test.ts: max(100 ms, 3 × the idle p95), the machine
  * being shared. What each fix does is tested beside its finding; here only that the attack
- * ran (its answers are the fix's) and what /health did meanwhile. Three attacks whose p95
- * on a loaded machine is the machine's (Chromium starting and killed, scans at nice 10 on
- * both cores, refusals as fast as two clients ask) are held only to never blocking it for
- * seconds; `npm run bench -- health-attacks` measures all ten on a quiet machine.
+ * ran (its answers are the fix's) and what /health did meanwhile. `npm run bench --
+ * health-attacks` prints the same figures.
  */
 
 let server: TestServer;
@@ -125,7 +123,7 @@ test('/health while 10 sparse 1 GiB CSVs are previewed deep and their clients ha
     JSON.stringify(result.map((r) => r.samples)),
   );
   assert.ok((statuses['hung-up'] ?? 0) >= 10, `${statuses['hung-up']} clients hung up mid-scan`);
-  assertNeverBlocked(health);
+  assertHealthWithinBound(health);
 });
 
 test('/health while MCP resources/read of a 16 MiB file of \\x01 bytes is asked 10 at once', async () => {
@@ -203,7 +201,7 @@ test('/health while PDF reports are asked and abandoned after a moment, from two
   );
   assert.ok((statuses['hung-up'] ?? 0) >= 8, `${statuses['hung-up']} reports abandoned`);
   assert.ok(mostRunning >= 1, 'no report was ever printing: the attack did not run');
-  assertNeverBlocked(health);
+  assertHealthWithinBound(health);
   // The next attack is measured on a server that is done printing.
   await eventually(() => pool.counts().running === 0 && pool.counts().waiting === 0, 'the report pool idle');
 });
@@ -247,7 +245,7 @@ test('/health while exports of 50 sparse 1 GiB files are asked (and refused), tw
   assert.deepEqual(Object.keys(exports!.statuses), ['409'], JSON.stringify(exports!.samples));
   assert.ok(exports!.answers >= 2, `${exports!.answers} exports answered`);
   assert.match(exports!.samples[409]!, /"code":"export_too_sparse"/);
-  assertNeverBlocked(health);
+  assertHealthWithinBound(health);
 });
 
 test(`/health while ${TREES} trees 1,100 levels deep are deleted at once`, async () => {
