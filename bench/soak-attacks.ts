@@ -159,6 +159,7 @@ export interface AttackSoakResult {
   descriptorsBefore: number;
   descriptorsAfter: number;
   descriptorsSettled: number;
+  descriptorsGained: Record<string, number>;
   exportsRefused: number;
   exportsMade: number;
   previewsMade: number;
@@ -280,6 +281,13 @@ export async function attackSoak(durationMs: number): Promise<AttackSoakResult> 
     await new Promise((r) => setTimeout(r, 2000));
     const rssSettled = process.memoryUsage().rss;
     const descriptorsSettled = await openDescriptors();
+    const kindsSettled = await descriptorKinds();
+    // What the settled server holds beyond its baseline, by kind (sockets, pipes, paths).
+    const descriptorsGained: Record<string, number> = {};
+    for (const [kind, n] of Object.entries(kindsSettled)) {
+      const gained = n - (kindsBefore[kind] ?? 0);
+      if (gained !== 0) descriptorsGained[kind] = gained;
+    }
     // RSS is reported, not asserted (docs/performance.md, issue 29 soak).
     server.service.app.server.closeAllConnections();
     await server.close();
@@ -313,6 +321,7 @@ export async function attackSoak(durationMs: number): Promise<AttackSoakResult> 
       descriptorsBefore,
       descriptorsAfter,
       descriptorsSettled,
+      descriptorsGained,
     };
   } finally {
     if (!closed) {
