@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { t } from '../i18n/i18n.ts';
 import type { RevisionMark } from '../state/questions.ts';
 
@@ -23,7 +23,9 @@ export function Question(props: {
   const [sending, setSending] = useState(false);
   const area = useRef<HTMLTextAreaElement>(null);
 
-  useEffect(() => {
+  // Before the box is painted: a deferred effect could move the caret after the first
+  // keystrokes (or a select-all) landed, splicing the new text onto the old.
+  useLayoutEffect(() => {
     if (!editing) return;
     const el = area.current;
     el?.focus();
