@@ -24,23 +24,38 @@ export interface EventPageOptions {
 }
 
 /**
- * Cuts rows read in order (`limit + 1` of them at most) to a page: at most `limit` events and
- * `maxChars` of text, so what one response serializes is bounded whatever the thread holds.
+ * How many of the events read in order (`limit + 1` of them at most, given by their sizes in
+ * characters or more) make a page: at most `limit` events and `maxChars` of text, so what one
+ * response serializes is bounded whatever the thread holds.
  */
+export function pageLength(
+  sizes: readonly number[],
+  options: EventPageOptions,
+): { count: number; hasMore: boolean } {
+  let chars = 0;
+  for (let count = 0; count < sizes.length; count++) {
+    const size = sizes[count]!;
+    if (count === options.limit || (count > 0 && chars + size > options.maxChars))
+      return { count, hasMore: true };
+    chars += size;
+  }
+  return { count: sizes.length, hasMore: false };
+}
+
+/** The cursor of a stored event row (`run_id`, `seq`). */
+export function cursorOf(row: Record<string, unknown> | undefined): EventCursor | undefined {
+  return row ? { runId: row.run_id as string, seq: Number(row.seq) } : undefined;
+}
+
+/** A page of the rows read in order (`limit + 1` of them at most), bodies included. */
 export function cutEventPage(
   rows: ReadonlyArray<Record<string, unknown>>,
   options: EventPageOptions,
 ): EventPage {
-  const bodies: string[] = [];
-  let chars = 0;
-  let last: EventCursor | undefined;
-  for (const row of rows) {
-    const body = row.body as string;
-    if (bodies.length === options.limit || (bodies.length > 0 && chars + body.length > options.maxChars))
-      return { bodies, last, hasMore: true };
-    bodies.push(body);
-    chars += body.length;
-    last = { runId: row.run_id as string, seq: Number(row.seq) };
-  }
-  return { bodies, last, hasMore: false };
+  const { count, hasMore } = pageLength(
+    rows.map((row) => (row.body as string).length),
+    options,
+  );
+  const page = rows.slice(0, count);
+  return { bodies: page.map((row) => row.body as string), last: cursorOf(page.at(-1)), hasMore };
 }

@@ -180,6 +180,26 @@ export function storeContract(
         maxChars: 1500,
       });
       assert.deepEqual(last, { bodies: [], last: undefined, hasMore: false });
+      const other = await thread('owner-a');
+      assert.deepEqual(
+        await store.threadEventsPage(other.id, {
+          after: { runId: runs[0]!, seq: 3 },
+          limit: 7,
+          maxChars: 1500,
+        }),
+        { bodies: [], last: undefined, hasMore: false },
+        "a cursor from another thread pages none of that thread's events",
+      );
+      const oneBig = await store.threadEventsPage(t.id, {
+        after: { runId: runs[0]!, seq: 28 },
+        limit: 7,
+        maxChars: 10,
+      });
+      assert.deepEqual(
+        [oneBig.bodies.length, oneBig.last, oneBig.hasMore],
+        [1, { runId: runs[0]!, seq: 29 }, true],
+        'an event larger than maxChars is a page of its own',
+      );
     });
 
     test('concurrent appends to different runs all land, each run in its own order', async () => {

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { AgentEvent, RunCost } from '../../contract/events.ts';
-import { cutEventPage, type EventPage, type EventPageOptions } from '../event-pages.ts';
+import { cursorOf, type EventPage, type EventPageOptions, pageLength } from '../event-pages.ts';
 import { eventOf, newRunOf, runOf, storedEventOf } from '../rows.ts';
 import { INTERRUPTED_REASON, threadBusyError, tooManyRunsError } from '../run-errors.ts';
 import type { CreateRunOptions, RunRecord, StoredEvent } from '../store.ts';
@@ -146,13 +146,27 @@ export class PgRuns {
   }
 
   async threadEventsPage(threadId: string, options: EventPageOptions): Promise<EventPage> {
-    const rows = await this.db.rows(
-      `SELECT e.run_id, e.seq, e.body FROM events e JOIN runs r ON r.id = e.run_id
+    // Sizes first (in bytes, never fewer than the text's characters), then the bodies of the
+    // page only: what is fetched is bounded by the page, whatever one event holds.
+    const sized = await this.db.rows(
+      `SELECT e.run_id, e.seq, octet_length(e.body) AS size FROM events e JOIN runs r ON r.id = e.run_id
        WHERE r.thread_id = $1
-         AND ($2::text IS NULL OR (r.created_at, r.id, e.seq) > ((SELECT created_at FROM runs WHERE id = $2), $2, $3))
+         AND ($2::text IS NULL OR (r.created_at, r.id, e.seq) > ((SELECT created_at FROM runs WHERE id = $2 AND thread_id = $1), $2, $3))
        ORDER BY r.created_at, r.id, e.seq LIMIT $4`,
       [threadId, options.after?.runId ?? null, options.after?.seq ?? 0, options.limit + 1],
     );
-    return cutEventPage(rows, options);
+    const { count, hasMore } = pageLength(
+      sized.map((row) => Number(row.size)),
+      options,
+    );
+    const keys = sized.slice(0, count);
+    const rows = await this.db.rows(
+      `SELECT e.body FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS k(run_id, seq, n)
+       JOIN events e ON e.run_id = k.run_id AND e.seq = k.seq ORDER BY k.n`,
+      [keys.map((row) => row.run_id), keys.map((row) => Number(row.seq))],
+    );
+    // The thread was deleted between the two reads.
+    if (rows.length < keys.length) return { bodies: [], last: undefined, hasMore: false };
+    return { bodies: rows.map((row) => row.body as string), last: cursorOf(keys.at(-1)), hasMore };
   }
 }

@@ -69,4 +69,7 @@ export const MIGRATIONS: readonly string[] = [
   'ALTER TABLE runs ADD COLUMN cost TEXT;',
   // A question that revises an earlier one (edit and re-ask, regenerate): the one it revises.
   'ALTER TABLE messages ADD COLUMN revises TEXT;',
+  // Event pages read runs in their order, ties by id, from the index.
+  `DROP INDEX runs_thread;
+   CREATE INDEX runs_thread ON runs (thread_id, created_at, id);`,
 ];

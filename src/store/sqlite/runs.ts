@@ -115,26 +115,38 @@ export class SqliteRuns {
   }
 
   async threadEventsPage(threadId: string, options: EventPageOptions): Promise<EventPage> {
-    const statement = this.db.statement(
-      `SELECT e.run_id, e.seq, e.body FROM events e JOIN runs r ON r.id = e.run_id
-       WHERE r.thread_id = @threadId
-         AND (@afterRun IS NULL OR (r.created_at, r.id, e.seq) > ((SELECT created_at FROM runs WHERE id = @afterRun), @afterRun, @afterSeq))
-       ORDER BY r.created_at, r.id, e.seq LIMIT @rows`,
-    );
-    // Row by row, stopping one row past the page: reading all `limit` rows of large events
-    // at once would be the unbounded synchronous step the page exists to avoid.
+    // Run by run, each read by its key from the cursor on, stopping one row past the page: one
+    // ORDER BY over the join sorted every event of a run (bodies too) before the first row.
     const rows: Row[] = [];
     let chars = 0;
-    for (const row of statement.iterate({
-      threadId,
-      afterRun: options.after?.runId ?? null,
-      afterSeq: options.after?.seq ?? 0,
-      rows: options.limit + 1,
-    }) as Iterable<Row>) {
-      rows.push(row);
-      chars += (row.body as string).length;
-      if (chars > options.maxChars) break;
+    const fill = (runId: string, afterSeq: number): boolean => {
+      const events = this.db
+        .statement('SELECT run_id, seq, body FROM events WHERE run_id = ? AND seq > ? ORDER BY seq')
+        .iterate(runId, afterSeq) as Iterable<Row>;
+      for (const row of events) {
+        rows.push(row);
+        chars += (row.body as string).length;
+        // The row that does not fit tells there is more (the first always fits).
+        if (rows.length > options.limit || (rows.length > 1 && chars > options.maxChars)) return true;
+      }
+      return false;
+    };
+    let from = { createdAt: Number.MIN_SAFE_INTEGER, runId: '' };
+    if (options.after) {
+      const run = this.db
+        .statement('SELECT created_at FROM runs WHERE id = ? AND thread_id = ?')
+        .get(options.after.runId, threadId) as Row | undefined;
+      // A cursor from another thread (or a run since deleted) pages nothing.
+      if (!run) return cutEventPage([], options);
+      if (fill(options.after.runId, options.after.seq)) return cutEventPage(rows, options);
+      from = { createdAt: Number(run.created_at), runId: options.after.runId };
     }
+    const runs = this.db
+      .statement(
+        'SELECT id FROM runs WHERE thread_id = ? AND (created_at, id) > (?, ?) ORDER BY created_at, id',
+      )
+      .iterate(threadId, from.createdAt, from.runId) as Iterable<Row>;
+    for (const run of runs) if (fill(run.id as string, -1)) break;
     return cutEventPage(rows, options);
   }
 }
