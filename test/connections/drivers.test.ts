@@ -175,42 +175,44 @@ for (const { kind, skip } of KINDS) {
       });
     });
 
-    test('a refused login names neither password nor URL', { skip: kind === 'sqlite' }, async () => {
-      const secret = 'Wr0ngSecretPassw0rd';
-      const url = new URL(db.url);
-      url.username = kind === 'postgres' ? 'no_such_role' : url.username;
-      url.password = secret;
-      const bad = driverFor(kind, url.toString());
-      try {
-        await assert.rejects(bad.query('SELECT 1', LIMITS), (error: unknown) => {
-          assert.ok(error instanceof ConnectionError, String(error));
-          assert.equal(error.code, 'connection_login_refused', error.message);
-          assert.ok(!error.message.includes(secret));
-          assert.ok(!JSON.stringify(error).includes(secret));
-          assert.ok(!String(error.stack).includes(secret));
-          return true;
-        });
-      } finally {
-        await bad.close();
-      }
-    });
+    // A SQLite connection is a file: it has no password or server address.
+    if (kind !== 'sqlite')
+      test('a refused login names neither password nor URL', async () => {
+        const secret = 'Wr0ngSecretPassw0rd';
+        const url = new URL(db.url);
+        url.username = kind === 'postgres' ? 'no_such_role' : url.username;
+        url.password = secret;
+        const bad = driverFor(kind, url.toString());
+        try {
+          await assert.rejects(bad.query('SELECT 1', LIMITS), (error: unknown) => {
+            assert.ok(error instanceof ConnectionError, String(error));
+            assert.equal(error.code, 'connection_login_refused', error.message);
+            assert.ok(!error.message.includes(secret));
+            assert.ok(!JSON.stringify(error).includes(secret));
+            assert.ok(!String(error.stack).includes(secret));
+            return true;
+          });
+        } finally {
+          await bad.close();
+        }
+      });
 
-    test('an unreachable server: a clear error without the password', {
-      skip: kind === 'sqlite',
-    }, async () => {
-      const secret = 'UnreachableSecret42';
-      const bad = driverFor(kind, `${kind}://someone:${secret}@127.0.0.1:1/nothing`);
-      try {
-        await assert.rejects(bad.query('SELECT 1', LIMITS), (error: unknown) => {
-          assert.ok(error instanceof ConnectionError, String(error));
-          assert.equal(error.code, 'connection_unreachable', error.message);
-          assert.ok(!error.message.includes(secret));
-          return true;
-        });
-      } finally {
-        await bad.close();
-      }
-    });
+    // A SQLite connection is a file: it has no password or server address.
+    if (kind !== 'sqlite')
+      test('an unreachable server: a clear error without the password', async () => {
+        const secret = 'UnreachableSecret42';
+        const bad = driverFor(kind, `${kind}://someone:${secret}@127.0.0.1:1/nothing`);
+        try {
+          await assert.rejects(bad.query('SELECT 1', LIMITS), (error: unknown) => {
+            assert.ok(error instanceof ConnectionError, String(error));
+            assert.equal(error.code, 'connection_unreachable', error.message);
+            assert.ok(!error.message.includes(secret));
+            return true;
+          });
+        } finally {
+          await bad.close();
+        }
+      });
   });
 }
 
