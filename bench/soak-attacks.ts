@@ -115,6 +115,26 @@ async function descriptorKinds(): Promise<Record<string, number>> {
   return kinds;
 }
 
+/** This process's threads, counted by name (`/proc/self/task/N/comm`). */
+async function threadNames(): Promise<Record<string, number>> {
+  const names: Record<string, number> = {};
+  for (const task of await readdir('/proc/self/task')) {
+    const name = (await readFile(`/proc/self/task/${task}/comm`, 'utf8').catch(() => 'gone')).trim();
+    names[name] = (names[name] ?? 0) + 1;
+  }
+  return names;
+}
+
+/** What `after` holds beyond `before`, by key. */
+function gainedOf(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
+  const gained: Record<string, number> = {};
+  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    const n = (after[key] ?? 0) - (before[key] ?? 0);
+    if (n !== 0) gained[key] = n;
+  }
+  return gained;
+}
+
 /** Key B's normal analysis: the cell's real output (42) must be in the transcript. */
 async function normalRun(server: TestServer): Promise<number> {
   const started = performance.now();
@@ -160,6 +180,7 @@ export interface AttackSoakResult {
   descriptorsAfter: number;
   descriptorsSettled: number;
   descriptorsGained: Record<string, number>;
+  threadsGained: Record<string, number>;
   exportsRefused: number;
   exportsMade: number;
   previewsMade: number;
@@ -195,6 +216,7 @@ export async function attackSoak(durationMs: number): Promise<AttackSoakResult> 
     const memoryBefore = process.memoryUsage();
     const descriptorsBefore = await openDescriptors();
     const kindsBefore = await descriptorKinds();
+    const threadsBefore = await threadNames();
 
     const probe = await probeHealth(server.url);
     const until = Date.now() + durationMs;
@@ -282,12 +304,10 @@ export async function attackSoak(durationMs: number): Promise<AttackSoakResult> 
     const rssSettled = process.memoryUsage().rss;
     const descriptorsSettled = await openDescriptors();
     const kindsSettled = await descriptorKinds();
-    // What the settled server holds beyond its baseline, by kind (sockets, pipes, paths).
-    const descriptorsGained: Record<string, number> = {};
-    for (const [kind, n] of Object.entries(kindsSettled)) {
-      const gained = n - (kindsBefore[kind] ?? 0);
-      if (gained !== 0) descriptorsGained[kind] = gained;
-    }
+    // What the settled server holds beyond its baseline: descriptors by kind (sockets, pipes,
+    // paths), threads by name.
+    const descriptorsGained = gainedOf(kindsBefore, kindsSettled);
+    const threadsGained = gainedOf(threadsBefore, await threadNames());
     // RSS is reported, not asserted (docs/performance.md, issue 29 soak).
     server.service.app.server.closeAllConnections();
     await server.close();
@@ -322,6 +342,7 @@ export async function attackSoak(durationMs: number): Promise<AttackSoakResult> 
       descriptorsAfter,
       descriptorsSettled,
       descriptorsGained,
+      threadsGained,
     };
   } finally {
     if (!closed) {
