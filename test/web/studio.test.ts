@@ -165,10 +165,24 @@ describe('the web studio', { timeout: 900_000 }, () => {
     await page.waitForSelector('.grid .grid-row >> text=east');
     assert.equal(await page.textContent('#preview-rows'), '5 rows');
 
+    // Answers for the first sheet after the first come late: one that lands after the
+    // second sheet was chosen must not fill the second sheet's table with the first's rows.
+    let firstSheetAnswers = 0;
+    await page.route(/\/preview\/book\.xlsx\?offset=0&limit=200$/, async (route) => {
+      if (firstSheetAnswers++ > 0) await new Promise((r) => setTimeout(r, 1500));
+      await route.continue();
+    });
     await page.click('.tree-row[data-path="book.xlsx"]');
     await page.waitForSelector('.preview-tabs button.active >> text=Sales');
     await page.click('.preview-tabs button >> text=Costs');
     await page.waitForSelector('.grid .grid-cell >> text=rent');
+    await new Promise((r) => setTimeout(r, 2000));
+    assert.deepEqual(
+      await page.locator('.grid-body .grid-row').first().locator('.grid-cell').allTextContents(),
+      ['rent', '1000'],
+      "the Costs sheet's rows, not the Sales sheet's",
+    );
+    await page.unroute(/\/preview\/book\.xlsx/);
 
     await page.click('.tree-row[data-path="shop.sqlite"]');
     await page.waitForSelector('.grid .grid-cell >> text=Lin');

@@ -9,6 +9,13 @@ const PAGE = 200;
 const CHAR_PX = 7.2;
 const NUMERIC = new Set(['integer', 'number']);
 
+/** The rows of one table's pages, and the pages being fetched. */
+interface PagesOf {
+  of: Preview;
+  rows: Map<number, Preview['rows']>;
+  loading: Set<number>;
+}
+
 /** A column's width from its name and the first page's values: wide enough to read, never huge. */
 function widthOf(name: string, type: string, values: unknown[]): number {
   let chars = Math.max(name.length, type.length * 0.85);
@@ -34,17 +41,18 @@ export function DataGrid(props: {
 }) {
   const { first, view, onView } = props;
   const total = first.total_rows ?? first.rows.length;
-  const pages = useRef(new Map<number, Preview['rows']>());
-  const loading = useRef(new Set<number>());
   const [, tick] = useReducer((n: number) => n + 1, 0);
   const [scrollTop, setScrollTop] = useState(0);
   const [height, setHeight] = useState(400);
   const box = useRef<HTMLDivElement>(null);
+  // The pages of this `first`, made anew in the render that brings another: a page asked for
+  // an earlier table (or sheet) lands in that table's pages, never in this one's.
+  const pages = useRef<PagesOf | undefined>(undefined);
+  if (pages.current?.of !== first)
+    pages.current = { of: first, rows: new Map([[0, first.rows]]), loading: new Set() };
+  const book = pages.current;
 
   useEffect(() => {
-    pages.current = new Map([[0, first.rows]]);
-    loading.current.clear();
-    tick(undefined);
     if (box.current) box.current.scrollTop = 0;
   }, [first]);
 
@@ -59,19 +67,19 @@ export function DataGrid(props: {
   const firstRow = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - 10);
   const lastRow = Math.min(total, Math.ceil((scrollTop + height) / ROW_HEIGHT) + 10);
   for (let page = Math.floor(firstRow / PAGE); page * PAGE < lastRow; page++) {
-    if (pages.current.has(page) || loading.current.has(page)) continue;
-    loading.current.add(page);
+    if (book.rows.has(page) || book.loading.has(page)) continue;
+    book.loading.add(page);
     void api.preview(props.url, { offset: page * PAGE, limit: PAGE }).then(
       (p) => {
-        pages.current.set(page, p.rows);
-        tick(undefined);
+        book.rows.set(page, p.rows);
+        if (pages.current === book) tick(undefined);
       },
-      () => loading.current.delete(page),
+      () => book.loading.delete(page),
     );
   }
   const rows: Array<{ index: number; cells: Preview['rows'][number] | undefined }> = [];
   for (let i = firstRow; i < lastRow; i++)
-    rows.push({ index: i, cells: pages.current.get(Math.floor(i / PAGE))?.[i % PAGE] });
+    rows.push({ index: i, cells: book.rows.get(Math.floor(i / PAGE))?.[i % PAGE] });
   const columns = props.mode === 'text' ? [] : first.columns;
   const extra = Math.max(0, ...rows.map((r) => (r.cells?.length ?? 0) - columns.length));
   const shown = [
