@@ -274,7 +274,15 @@ function FilePreview(props: { threadId: string; path: string; version: string })
 function PreviewImage(props: { threadId: string; path: string; version: string }) {
   const [src, setSrc] = useState<string>();
   useEffect(() => {
-    void blobUrl(fileUrl(props.threadId, props.path), props.version).then(setSrc, () => setSrc(undefined));
+    // An image asked for before another was chosen never replaces it.
+    let live = true;
+    void blobUrl(fileUrl(props.threadId, props.path), props.version).then(
+      (url) => live && setSrc(url),
+      () => live && setSrc(undefined),
+    );
+    return () => {
+      live = false;
+    };
   }, [props.threadId, props.path, props.version]);
   return (
     <div class="preview-image">

@@ -183,9 +183,14 @@ function CellCard(props: StepProps & { step: CellStep }) {
 function ArtifactImage(props: { threadId: string; path: string; bytes: number }) {
   const [url, setUrl] = useState<string>();
   useEffect(() => {
-    void blobUrl(fileUrl(props.threadId, props.path), String(props.bytes)).then(setUrl, () =>
-      setUrl(undefined),
+    let live = true;
+    void blobUrl(fileUrl(props.threadId, props.path), String(props.bytes)).then(
+      (url) => live && setUrl(url),
+      () => live && setUrl(undefined),
     );
+    return () => {
+      live = false;
+    };
   }, [props.threadId, props.path, props.bytes]);
   return (
     <button
