@@ -94,6 +94,8 @@ describeEachStore(
 
     test('an upload whose client hangs up halfway leaves no record or partial file', async () => {
       const url = new URL(server.url);
+      const staging = async () =>
+        (await readdir(join(server.dataDir, 'files'))).some((name) => name.startsWith('.upload-'));
       for (const path of ['/v1/files', `/v1/threads/${threadId}/files`]) {
         const { body, contentType } = multipart([
           { name: 'file', filename: 'half.csv', content: 'h'.repeat(3000) },
@@ -104,10 +106,12 @@ describeEachStore(
               `POST ${path} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: ${contentType}\r\nContent-Length: ${body.length}\r\n\r\n`,
             );
             socket.write(body.subarray(0, 1500));
-            setTimeout(() => {
+            // Hung up once the server is saving (its staging file is there), not after a fixed
+            // time: a handler still waiting would save only after this test, in the next one's.
+            waitFor(staging, 'the upload is being saved', 10_000).then(() => {
               socket.destroy();
               resolve();
-            }, 300);
+            }, reject);
           });
           socket.on('error', reject);
         });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -42,6 +42,11 @@ export class FileStorage {
     const temporary = join(this.dir, `.upload-${randomHex(8)}`);
     const hash = createHash('sha256');
     let bytes = 0;
+    // Created before anything can fail: a stream's own open could land after the cleanup below.
+    const file = await open(temporary, 'wx', 0o600).catch((error: unknown) => {
+      source.destroy();
+      throw error;
+    });
     try {
       await pipeline(
         source,
@@ -54,12 +59,13 @@ export class FileStorage {
             yield chunk;
           }
         },
-        createWriteStream(temporary, { mode: 0o600, highWaterMark: BUFFER_BYTES }),
+        file.createWriteStream({ highWaterMark: BUFFER_BYTES }),
       );
       if (truncated?.()) throw new PayloadTooLargeError(`the file is larger than ${maxBytes} bytes`);
       await rename(temporary, this.path(id));
       return { bytes, sha256: hash.digest('hex') };
     } catch (error) {
+      await file.close().catch(() => undefined);
       await rm(temporary, { force: true });
       throw error;
     }
