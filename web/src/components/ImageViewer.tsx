@@ -1,8 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import { blobUrl } from '../api/client.ts';
 import { t } from '../i18n/i18n.ts';
-import { fileUrl } from '../lib/files.ts';
 import { useSubscription } from '../lib/hooks.ts';
+import { useFileImage } from '../lib/use-file-image.ts';
 import { onViewedImage, viewedImage, viewImage } from '../state/image-viewer.ts';
 import { Modal } from './Dialogs.tsx';
 
@@ -10,21 +9,9 @@ import { Modal } from './Dialogs.tsx';
 export function ImageViewer() {
   useSubscription(onViewedImage);
   const image = viewedImage();
-  const [src, setSrc] = useState<string>();
+  const src = useFileImage(image);
   const [actual, setActual] = useState(false);
-  useEffect(() => {
-    setSrc(undefined);
-    setActual(false);
-    if (!image) return;
-    let live = true;
-    void blobUrl(fileUrl(image.threadId, image.path), image.version).then(
-      (url) => live && setSrc(url),
-      () => live && setSrc(undefined),
-    );
-    return () => {
-      live = false;
-    };
-  }, [image?.threadId, image?.path, image?.version]);
+  useEffect(() => setActual(false), [image?.threadId, image?.path, image?.version]);
   if (!image) return null;
   const name = image.path.split('/').pop() ?? image.path;
   return (

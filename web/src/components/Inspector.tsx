@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { CellStep } from '../../../src/agent/view/steps.ts';
-import { api, blobUrl } from '../api/client.ts';
+import { api } from '../api/client.ts';
 import type { Preview } from '../api/types.ts';
 import { formatBytes, formatNumber, t } from '../i18n/i18n.ts';
 import { problemText } from '../lib/file-problems.ts';
@@ -8,6 +8,7 @@ import { fileUrl } from '../lib/files.ts';
 import { useDebounced, useLazy } from '../lib/hooks.ts';
 import { useScrollCue } from '../lib/scroll-cue.ts';
 import { EMPTY_VIEW, type TableView, viewParams } from '../lib/table-view.ts';
+import { useFileImage } from '../lib/use-file-image.ts';
 import { viewImage } from '../state/image-viewer.ts';
 import { ChartArtifact } from './ChartArtifact.tsx';
 import { ProfileView } from './ProfileView.tsx';
@@ -272,18 +273,7 @@ function FilePreview(props: { threadId: string; path: string; version: string })
 }
 
 function PreviewImage(props: { threadId: string; path: string; version: string }) {
-  const [src, setSrc] = useState<string>();
-  useEffect(() => {
-    // An image asked for before another was chosen never replaces it.
-    let live = true;
-    void blobUrl(fileUrl(props.threadId, props.path), props.version).then(
-      (url) => live && setSrc(url),
-      () => live && setSrc(undefined),
-    );
-    return () => {
-      live = false;
-    };
-  }, [props.threadId, props.path, props.version]);
+  const src = useFileImage(props);
   return (
     <div class="preview-image">
       {src && (

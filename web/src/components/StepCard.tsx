@@ -1,13 +1,12 @@
 import { Component } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { GroundedNumber } from '../../../src/agent/grounding/types.ts';
 import type { CellStep, Step } from '../../../src/agent/view/steps.ts';
 import { chartSpecKind } from '../../../src/contract/chart-spec.ts';
-import { blobUrl } from '../api/client.ts';
 import { formatBytes, formatNumber, t } from '../i18n/i18n.ts';
-import { fileUrl } from '../lib/files.ts';
 import { type SourcePlace, ungroundedCount } from '../lib/grounding-marks.ts';
 import { useLazy } from '../lib/hooks.ts';
+import { useFileImage } from '../lib/use-file-image.ts';
 import { viewImage } from '../state/image-viewer.ts';
 import { ChartArtifact } from './ChartArtifact.tsx';
 import { Markdown } from './Markdown.tsx';
@@ -181,17 +180,7 @@ function CellCard(props: StepProps & { step: CellStep }) {
 }
 
 function ArtifactImage(props: { threadId: string; path: string; bytes: number }) {
-  const [url, setUrl] = useState<string>();
-  useEffect(() => {
-    let live = true;
-    void blobUrl(fileUrl(props.threadId, props.path), String(props.bytes)).then(
-      (url) => live && setUrl(url),
-      () => live && setUrl(undefined),
-    );
-    return () => {
-      live = false;
-    };
-  }, [props.threadId, props.path, props.bytes]);
+  const url = useFileImage({ threadId: props.threadId, path: props.path, version: String(props.bytes) });
   return (
     <button
       type="button"
